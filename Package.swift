@@ -1,0 +1,62 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Keep: durable local storage, keychain secrets, settings, chat history and sealed
+/// private data for Swift apps, and `keep`, the terminal chat client built on them.
+///
+/// No package dependencies: everything beyond the toolchain is a Debian C library,
+/// wrapped in a system-library target and imported only by the adapter that uses it.
+let package = Package(
+    name: "Keep",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "KeepPorts", targets: ["KeepPorts"]),
+        .library(name: "KeepFileStore", targets: ["KeepFileStore"]),
+        .library(name: "KeepSecretService", targets: ["KeepSecretService"]),
+        .library(name: "KeepSealed", targets: ["KeepSealed"]),
+        .library(name: "KeepConformance", targets: ["KeepConformance"]),
+        .library(name: "KeepCore", targets: ["KeepCore"]),
+        .library(name: "KeepApp", targets: ["KeepApp"]),
+        .executable(name: "keep", targets: ["keep"]),
+        .executable(name: "keep-bench", targets: ["keep-bench"]),
+    ],
+    targets: [
+        // C libraries from Debian: a module map and a shim header each, nothing else.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+
+        // The ports: no C, no file I/O. Everything else depends on this.
+        .target(name: "KeepPorts"),
+        // Adapters, each named after its mechanism.
+        .target(name: "KeepFileStore", dependencies: ["KeepPorts"]),
+        .target(name: "KeepSecretService", dependencies: ["KeepPorts", "CLibSecret"]),
+        .target(name: "KeepSealed", dependencies: ["KeepPorts", "CCrypto", "CSQLite"]),
+        // The contracts as data, and the broken adapters that prove them.
+        .target(name: "KeepConformance", dependencies: ["KeepPorts"]),
+        // What the bytes mean: chats, settings, migration, boot. Ports only.
+        .target(name: "KeepCore", dependencies: ["KeepPorts"]),
+        // The composition root: the only place (besides the benchmarks) that builds adapters.
+        .target(
+            name: "KeepApp",
+            dependencies: ["KeepPorts", "KeepCore", "KeepFileStore", "KeepSecretService", "KeepSealed"]
+        ),
+        .executableTarget(name: "keep", dependencies: ["KeepApp"]),
+        .executableTarget(
+            name: "keep-bench",
+            dependencies: [
+                "KeepPorts", "KeepCore", "KeepFileStore", "KeepSecretService", "KeepSealed", "CSQLite", "CCrypto",
+            ]
+        ),
+
+        .testTarget(name: "KeepPortsTests", dependencies: ["KeepPorts", "KeepConformance"]),
+        .testTarget(name: "KeepFileStoreTests", dependencies: ["KeepFileStore", "KeepConformance"]),
+        .testTarget(name: "KeepSecretServiceTests", dependencies: ["KeepSecretService", "KeepConformance"]),
+        .testTarget(name: "KeepSealedTests", dependencies: ["KeepSealed", "KeepConformance"]),
+        .testTarget(name: "KeepConformanceTests", dependencies: ["KeepConformance"]),
+        .testTarget(name: "KeepCoreTests", dependencies: ["KeepCore", "KeepConformance", "KeepFileStore"]),
+        .testTarget(name: "KeepAppTests", dependencies: ["KeepApp", "KeepConformance"]),
+        .testTarget(name: "KeepEndToEndTests", dependencies: ["KeepPorts"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

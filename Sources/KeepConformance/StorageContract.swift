@@ -1,0 +1,230 @@
+import KeepPorts
+
+/// The storage contract: every rule a `StoragePort` adapter must keep to be drop-in
+/// compatible with `MemoryStorage` and the file store.
+///
+/// Run it from a parameterised test, giving a factory that returns a fresh, empty,
+/// isolated adapter each time it is called:
+///
+/// ```swift
+/// @Test(arguments: StorageContract.cases)
+/// func honoursTheStorageContract(_ rule: ContractCase<any StoragePort>) async throws {
+///     let directory = try TemporaryDirectory()
+///     try await rule.check { try MyStore(root: directory.path) }
+/// }
+/// ```
+public enum StorageContract {
+    public typealias Case = ContractCase<any StoragePort>
+
+    /// Every case, in the order they are documented.
+    public static let cases: [Case] = [
+        missingIsNil, namespacesNeverCollide, emptyStringIsAValue, concurrentReaderNeverSeesATornValue,
+        removingAnAbsentKeySucceeds, clearEmptiesOneNamespaceOnly, idsDifferingOnlyInCaseAreDifferent,
+        listIdsIsExactlyTheIdsWritten, aValueReadsBackExactly, anOverwriteReplacesTheWholeValue,
+        aRemovedKeyIsGone, anEmptyIdIsRefused,
+    ]
+
+    /// The case named `name`, for tests that pin one rule.
+    public static func named(_ name: String) -> Case? {
+        cases.first { $0.name == name }
+    }
+
+    public static let missingIsNil = Case("a missing key reads as nil, never an error") { make, expect in
+        let store = try await make()
+        for namespace in Namespace.allCases {
+            try expect.equal(try await store.read(StorageKey(namespace, "never-written")), nil, "read in \(namespace)")
+            try expect.equal(try await store.listIds(namespace), [], "listIds of untouched \(namespace)")
+        }
+        try await store.write(StorageKey(.chats, "present"), "here")
+        try expect.equal(try await store.read(StorageKey(.chats, "absent")), nil, "read of a sibling never written")
+    }
+
+    public static let namespacesNeverCollide = Case("namespaces never collide") { make, expect in
+        let store = try await make()
+        for namespace in Namespace.allCases {
+            try await store.write(StorageKey(namespace, "shared"), "value of \(namespace.rawValue)")
+        }
+        for namespace in Namespace.allCases {
+            try expect.equal(
+                try await store.read(StorageKey(namespace, "shared")), "value of \(namespace.rawValue)",
+                "read of \(namespace)/shared")
+        }
+        try await store.remove(StorageKey(.chats, "shared"))
+        try expect.equal(
+            try await store.read(StorageKey(.settings, "shared")), "value of settings",
+            "settings/shared after removing chats/shared")
+    }
+
+    public static let emptyStringIsAValue = Case("an empty string is a value, not an absence") { make, expect in
+        let store = try await make()
+        let key = StorageKey(.drafts, "blank")
+        try await store.write(key, "")
+        try expect.equal(try await store.read(key), "", "read of a stored empty string")
+        try expect.that(try await store.listIds(.drafts).contains("blank"), "a stored empty string is not listed")
+        try await store.write(key, "then text")
+        try await store.write(key, "")
+        try expect.equal(try await store.read(key), "", "read after overwriting with an empty string")
+    }
+
+    public static let concurrentReaderNeverSeesATornValue = Case(
+        "a concurrent reader never sees a torn value"
+    ) { make, expect in
+        let store = try await make()
+        let key = StorageKey(.chats, "contended")
+        let writers = 10
+        let rounds = 3
+        let size = 256 * 1024
+        try await withThrowingTaskGroup(of: [String].self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    for round in 0..<rounds {
+                        try await store.write(key, TornValue.make(writer: writer, round: round, size: size))
+                    }
+                    return []
+                }
+            }
+            group.addTask {
+                var problems: [String] = []
+                for _ in 0..<(writers * rounds * 4) {
+                    if let value = try await store.read(key), let problem = TornValue.problem(value, size: size) {
+                        problems.append(problem)
+                    }
+                    await Task.yield()
+                }
+                return problems
+            }
+            for try await problems in group {
+                try expect.that(problems.isEmpty, "a reader saw \(problems.count) torn values: \(problems[0])")
+            }
+        }
+        let last = try await store.read(key)
+        try expect.that(last != nil, "the key is absent after ten writers wrote it")
+        if let last {
+            try expect.that(TornValue.problem(last, size: size) == nil, "the final value is torn")
+        }
+    }
+
+    public static let removingAnAbsentKeySucceeds = Case("removing an absent key succeeds") { make, expect in
+        let store = try await make()
+        try await store.remove(StorageKey(.cache, "never-written"))
+        try await store.write(StorageKey(.cache, "once"), "x")
+        try await store.remove(StorageKey(.cache, "once"))
+        try await store.remove(StorageKey(.cache, "once"))
+        try expect.that(!(try await store.listIds(.cache).contains("once")), "a removed id is still listed")
+    }
+
+    public static let clearEmptiesOneNamespaceOnly = Case("clear empties one namespace only") { make, expect in
+        let store = try await make()
+        try await store.write(StorageKey(.chats, "c1"), "chat one")
+        try await store.write(StorageKey(.chats, "c2"), "chat two")
+        try await store.write(StorageKey(.drafts, "d1"), "draft")
+        try await store.write(StorageKey(.settings, "s1"), "setting")
+        try await store.clear(.chats)
+        try expect.equal(try await store.listIds(.chats), [], "listIds of the cleared namespace")
+        try expect.equal(try await store.read(StorageKey(.chats, "c1")), nil, "read of a cleared key")
+        try expect.equal(try await store.read(StorageKey(.drafts, "d1")), "draft", "drafts/d1 after clearing chats")
+        try expect.equal(
+            try await store.read(StorageKey(.settings, "s1")), "setting", "settings/s1 after clearing chats")
+        try await store.clear(.cache)
+        try await store.write(StorageKey(.chats, "c3"), "after clear")
+        try expect.equal(try await store.read(StorageKey(.chats, "c3")), "after clear", "a write after clear")
+    }
+
+    public static let idsDifferingOnlyInCaseAreDifferent = Case(
+        "ids differing only in case are different keys"
+    ) { make, expect in
+        let store = try await make()
+        try await store.write(StorageKey(.chats, "Chat-A"), "upper")
+        try await store.write(StorageKey(.chats, "chat-a"), "lower")
+        try expect.equal(try await store.read(StorageKey(.chats, "Chat-A")), "upper", "read of Chat-A")
+        try expect.equal(try await store.read(StorageKey(.chats, "chat-a")), "lower", "read of chat-a")
+        let listed = try await store.listIds(.chats)
+        try expect.that(listed.contains("Chat-A") && listed.contains("chat-a"), "listIds lists both ids: \(listed)")
+    }
+
+    public static let listIdsIsExactlyTheIdsWritten = Case(
+        "listIds returns exactly the ids written, never a temp file"
+    ) { make, expect in
+        let store = try await make()
+        let ids = ["plain", "with space", "../../boot", ".hidden", "café", "emoji-🙂", "a~2e", "slash/inside", "x"]
+        for id in ids {
+            try await store.write(StorageKey(.chats, id), "value of \(id)")
+        }
+        try await store.write(StorageKey(.chats, "plain"), "overwritten")
+        try expect.equal(try await store.listIds(.chats).sorted(), ids.sorted(), "listIds")
+        for id in ids where id != "plain" {
+            try expect.equal(try await store.read(StorageKey(.chats, id)), "value of \(id)", "read of \(id)")
+        }
+    }
+
+    public static let aValueReadsBackExactly = Case("a value reads back exactly as written") { make, expect in
+        let store = try await make()
+        let values = [
+            "plain", "line one\nline two\r\n", "tab\tand \"quotes\" and \\", "nul\u{0}inside", "ünïcödé 🙂 中文",
+            String(repeating: "0123456789abcdef", count: 65_536),
+        ]
+        for (index, value) in values.enumerated() {
+            let key = StorageKey(.cache, "value-\(index)")
+            try await store.write(key, value)
+            try expect.equal(try await store.read(key), value, "read of value \(index)")
+        }
+    }
+
+    public static let anOverwriteReplacesTheWholeValue = Case("an overwrite replaces the whole value") {
+        make, expect in
+        let store = try await make()
+        let key = StorageKey(.settings, "settings")
+        try await store.write(key, String(repeating: "long value ", count: 1000))
+        try await store.write(key, "short")
+        try expect.equal(try await store.read(key), "short", "read after overwriting a long value with a short one")
+    }
+
+    public static let aRemovedKeyIsGone = Case("a removed key reads as nil and is not listed") { make, expect in
+        let store = try await make()
+        try await store.write(StorageKey(.drafts, "keep"), "kept")
+        try await store.write(StorageKey(.drafts, "drop"), "dropped")
+        try await store.remove(StorageKey(.drafts, "drop"))
+        try expect.equal(try await store.read(StorageKey(.drafts, "drop")), nil, "read of a removed key")
+        let listed = try await store.listIds(.drafts)
+        try expect.that(listed.contains("keep") && !listed.contains("drop"), "listIds after a remove: \(listed)")
+        try expect.equal(try await store.read(StorageKey(.drafts, "keep")), "kept", "read of its sibling")
+    }
+
+    public static let anEmptyIdIsRefused = Case("an empty id is refused with a typed error") { make, expect in
+        let store = try await make()
+        let key = StorageKey(.chats, "")
+        let isInvalid: (StorageError) -> Bool = { $0.code == .invalidId }
+        try await expect.throwsError(StorageError.self, "write of an empty id", where: isInvalid) {
+            try await store.write(key, "value")
+        }
+        try await expect.throwsError(StorageError.self, "read of an empty id", where: isInvalid) {
+            _ = try await store.read(key)
+        }
+        try expect.equal(try await store.listIds(.chats), [], "listIds after the refused write")
+    }
+}
+
+/// Values for the torn-write case: each says who wrote it, so a reader can tell a whole
+/// value from a prefix or a mix of two.
+enum TornValue {
+    static func make(writer: Int, round: Int, size: Int) -> String {
+        let header = "w\(writer)r\(round):"
+        let fill = Character(Unicode.Scalar(UInt8(ascii: "a") + UInt8((writer * 7 + round) % 26)))
+        return header + String(repeating: fill, count: size - header.utf8.count)
+    }
+
+    /// Why `value` is not a whole value `make` could have produced, or nil when it is.
+    static func problem(_ value: String, size: Int) -> String? {
+        guard let colon = value.firstIndex(of: ":"), value.hasPrefix("w") else {
+            return "a value without its header (\(value.utf8.count) bytes)"
+        }
+        let parts = value[value.index(after: value.startIndex)..<colon].split(separator: "r")
+        guard parts.count == 2, let writer = Int(parts[0]), let round = Int(parts[1]) else {
+            return "a value with a garbled header"
+        }
+        if value != make(writer: writer, round: round, size: size) {
+            return "writer \(writer) round \(round): \(value.utf8.count) of \(size) bytes, or mixed"
+        }
+        return nil
+    }
+}

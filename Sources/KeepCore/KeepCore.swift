@@ -1,0 +1,1 @@
+// KeepCore: see DESIGN.md §2. Filled in by its issue.

@@ -1,0 +1,26 @@
+/// The closed set of places a value can be stored.
+///
+/// A bare string key is unrepresentable: every `StorageKey` names one of these. Anything
+/// that turns a user's or a disk's string into a namespace goes through
+/// ``Namespace/parse(_:)``, which refuses an unknown name rather than inventing one.
+public enum Namespace: String, CaseIterable, Sendable, Codable, Comparable {
+    case chats
+    case settings
+    case drafts
+    case cache
+
+    /// The namespace called `name`, or a typed ``StorageError/Code/unknownNamespace`` error.
+    ///
+    /// Matching is exact: `Chats` and `chats ` are unknown, so a typo never creates a
+    /// directory or reads the wrong data.
+    public static func parse(_ name: String) throws(StorageError) -> Namespace {
+        guard let namespace = Namespace(rawValue: name) else {
+            throw StorageError.unknownNamespace(name)
+        }
+        return namespace
+    }
+
+    public static func < (lhs: Namespace, rhs: Namespace) -> Bool {
+        lhs.rawValue < rhs.rawValue
+    }
+}

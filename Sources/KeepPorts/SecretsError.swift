@@ -1,0 +1,60 @@
+/// A failure to reach a secrets store, saying what failed and never the secret.
+///
+/// "Absent" is not an error (`get` answers `nil`); everything here is a store that could
+/// not be asked. ``description`` names the operation and the ref and says what to do; it
+/// never includes a value.
+public struct SecretsError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public enum Code: String, Sendable, Equatable, CaseIterable {
+        /// There is no D-Bus session bus to reach a keyring on.
+        case noSessionBus
+        /// Nothing answers as the Secret Service on the bus.
+        case noService
+        /// The Secret Service has no default collection to keep items in.
+        case noDefaultCollection
+        /// The collection is locked; it is not unlocked behind the user's back.
+        case locked
+        /// The ref cannot name a keychain item (a slot outside the set, an account with NUL).
+        case invalidRef
+        /// The store exists but does not keep secrets across launches, so a set would be lost.
+        case notPersistent
+        /// The store answered with an error of its own.
+        case backend
+    }
+
+    public let code: Code
+    /// The operation that failed: `"get"`, `"set"`, `"has"`, `"delete"`, `"connect"`.
+    public let operation: String
+    /// The secret involved, when there is one; its name, never its value.
+    public let ref: SecretRef?
+    /// What went wrong and what to do, in words; never a value.
+    public let detail: String?
+
+    public init(code: Code, operation: String, ref: SecretRef? = nil, detail: String? = nil) {
+        self.code = code
+        self.operation = operation
+        self.ref = ref
+        self.detail = detail
+    }
+
+    /// `get of openai/"default" failed: the login keyring is locked; unlock it ...`.
+    public var description: String {
+        var text = operation
+        if let ref { text += " of \(ref)" }
+        text += " failed: "
+        text += detail ?? Self.explanation(code)
+        return text
+    }
+
+    private static func explanation(_ code: Code) -> String {
+        switch code {
+        case .noSessionBus: "there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set or not reachable)"
+        case .noService: "no Secret Service (GNOME Keyring, KWallet) answers on the session bus"
+        case .noDefaultCollection: "the Secret Service has no default keyring"
+        case .locked: "the keyring is locked; unlock it (log in to the desktop, or use your keyring tool) and retry"
+        case .invalidRef: "the slot or account cannot name a keychain item"
+        case .notPersistent: "secrets are held in process memory only here, so a stored key would be lost on exit"
+        case .backend: "the secrets store reported an error"
+        }
+    }
+}

@@ -1,0 +1,1 @@
+// KeepSealed: see DESIGN.md §2. Filled in by its issue.

@@ -1,0 +1,1 @@
+// KeepSecretService: see DESIGN.md §2. Filled in by its issue.

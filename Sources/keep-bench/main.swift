@@ -1,0 +1,1 @@
+print("keep-bench: not built yet")

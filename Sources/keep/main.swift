@@ -1,0 +1,1 @@
+print("keep: not built yet")
