@@ -1,0 +1,14 @@
+/// A `KeyStorePort` held in this process's memory: the test double. Its protection is
+/// ``SecretProtection/processMemory``, so whoever uses it knows nothing is kept.
+public actor MemoryKeyStore: KeyStorePort {
+    public nonisolated let protection: SecretProtection = .processMemory
+    private var keys: [KeyName: [UInt8]] = [:]
+
+    public init() {}
+
+    public func load(_ name: KeyName) -> [UInt8]? { keys[name] }
+
+    public func store(_ name: KeyName, _ key: [UInt8]) { keys[name] = key }
+
+    public func delete(_ name: KeyName) { keys[name] = nil }
+}
