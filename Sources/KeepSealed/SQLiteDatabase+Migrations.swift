@@ -43,7 +43,8 @@ extension SQLiteDatabase {
                 let version = offset + 1
                 let step = "\(operation) \(version) (\(migration.name))"
                 let before = try Self.schemaObjects(transaction)
-                try Self.runWalled(migration.sql, owner: owner, on: transaction, operation: step)
+                let others = Set(before.filter { !$0.belongs(to: owner) }.map { $0.name.lowercased() })
+                try Self.runWalled(migration.sql, owner: owner, others: others, on: transaction, operation: step)
                 let changed = before.symmetricDifference(try Self.schemaObjects(transaction))
                 if let stray = changed.first(where: { !$0.belongs(to: owner) }) {
                     throw .refused(
@@ -72,11 +73,12 @@ extension SQLiteDatabase {
     /// authorizer, so a statement that reaches outside the owner is refused when it is
     /// prepared, before it can run.
     private static func runWalled(
-        _ script: String, owner: KeptOwner, on transaction: borrowing SQLiteTransaction, operation: String
+        _ script: String, owner: KeptOwner, others: Set<String>, on transaction: borrowing SQLiteTransaction,
+        operation: String
     ) throws(SQLiteError) {
         let connection = transaction.connection
         let path = transaction.path
-        let wall = MigrationWall(owner)
+        let wall = MigrationWall(owner, others: others)
         let context = Unmanaged.passUnretained(wall).toOpaque()
         var result = sqlite3_set_authorizer(
             connection, { context, action, first, second, _, _ in
@@ -96,7 +98,10 @@ extension SQLiteDatabase {
                     var tail: UnsafePointer<CChar>?
                     result = sqlite3_prepare_v2(connection, cursor, -1, &prepared, &tail)
                     defer { sqlite3_finalize(prepared) }
-                    let statementText = tail.map { String(decoding: UnsafeRawBufferPointer(start: cursor, count: $0 - cursor), as: UTF8.self) }
+                    let statementText = tail.map { end in
+                        String(decoding: UnsafeRawBufferPointer(start: cursor, count: end - cursor), as: UTF8.self)
+                            .trimmingPrefix(while: \.isWhitespace).description
+                    }
                     if let denial = wall.denial {
                         throw .refused(.refused, SQLITE_AUTH, operation: operation, path: path, sql: statementText, denial)
                     }
@@ -133,16 +138,21 @@ private struct SchemaObject: Hashable {
 }
 
 /// SQLite's authorizer during one owner's migration: every table, index, trigger and
-/// view a statement names must carry the owner's prefix; transactions, savepoints,
-/// pragmas and attachments are the runner's, never a migration's.
+/// view it creates, alters or drops must carry the owner's prefix; it reads and writes
+/// no object that exists without the prefix (another owner's, the bookkeeping); and
+/// transactions, savepoints, pragmas and attachments are the runner's, never a
+/// migration's.
 ///
 /// It keeps the first refusal, in words, for the error the runner throws.
 private final class MigrationWall {
     let owner: KeptOwner
+    /// The lowercased names of the objects that exist and are not the owner's.
+    let others: Set<String>
     private(set) var denial: String?
 
-    init(_ owner: KeptOwner) {
+    init(_ owner: KeptOwner, others: Set<String>) {
         self.owner = owner
+        self.others = others
     }
 
     /// SQLITE_OK or SQLITE_DENY for one action; `first` and `second` mean what SQLite's
@@ -154,10 +164,11 @@ private final class MigrationWall {
         case SQLITE_SELECT, SQLITE_FUNCTION, SQLITE_RECURSIVE:
             return SQLITE_OK
         case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE, SQLITE_READ:
-            // SQLite's own tables are written when the schema changes (sqlite_schema) or
-            // rows are numbered (sqlite_sequence); a migration's DDL does that legitimately.
-            if let first, first.hasPrefix("sqlite_") { return SQLITE_OK }
-            return require(first, action)
+            // Data is named by table, or by a common table expression's own name: what
+            // is refused is an object that exists and is not the owner's.
+            guard let first, others.contains(first.lowercased()) else { return SQLITE_OK }
+            deny("it reads or writes \"\(first)\", which is not \(owner.name)'s")
+            return SQLITE_DENY
         case SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_TABLE, SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE,
             SQLITE_CREATE_VIEW, SQLITE_CREATE_TEMP_VIEW, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW,
             SQLITE_ANALYZE, SQLITE_REINDEX, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE:
@@ -184,6 +195,10 @@ private final class MigrationWall {
             deny("it runs an action (\(action)) that names nothing")
             return SQLITE_DENY
         }
+        // SQLite's own objects: the schema table a DDL statement writes, the sequence
+        // table AUTOINCREMENT makes, the index a UNIQUE constraint makes. SQLite reserves
+        // the prefix and refuses to let a statement create or drop such an object.
+        if name.lowercased().hasPrefix("sqlite_") { return SQLITE_OK }
         guard Self.carries(name, owner) else {
             deny("it names \"\(name)\", which does not carry the prefix \(owner.tablePrefix)")
             return SQLITE_DENY
