@@ -12,6 +12,7 @@
 /// bytes: no copy of the payload is made on the way.
 public struct AESGCMSealer: SealingPort {
     private let keys: DerivedKeys
+    private let cipher: LibCrypto.Cipher
 
     /// A sealer under `dataKey`; a typed ``SealingError/Code/malformed`` error unless it
     /// is 32 bytes. The caller's copy of the key is not kept: wipe it when done.
@@ -22,6 +23,7 @@ public struct AESGCMSealer: SealingPort {
                 detail: "a data key is \(LibCrypto.keyCount) bytes, not \(dataKey.count)")
         }
         keys = try dataKey.withBytes { key throws(SealingError) in try DerivedKeys(dataKey: key) }
+        cipher = try LibCrypto.Cipher()
     }
 
     public func seal(_ payload: [UInt8], for binding: SealBinding) throws(SealingError) -> SealedPayload {
@@ -39,7 +41,7 @@ public struct AESGCMSealer: SealingPort {
             try payload.withBytes { plaintext throws(SealingError) in
                 try associated.withBytes { aad throws(SealingError) in
                     try LibCrypto.sealAES256GCM(
-                        key: keys.sealing, nonce: UnsafeRawBufferPointer(nonce), aad: aad, plaintext: plaintext,
+                        cipher, key: keys.sealing, nonce: UnsafeRawBufferPointer(nonce), aad: aad, plaintext: plaintext,
                         ciphertext: UnsafeMutableRawBufferPointer(rebasing: out[nonceEnd..<tagStart]),
                         tag: UnsafeMutableRawBufferPointer(rebasing: out[tagStart..<total]))
                 }
@@ -58,7 +60,7 @@ public struct AESGCMSealer: SealingPort {
             try sealed.bytes.withBytes { all throws(SealingError) in
                 try associated.withBytes { aad throws(SealingError) in
                     try LibCrypto.openAES256GCM(
-                        key: keys.sealing, nonce: UnsafeRawBufferPointer(rebasing: all[1..<nonceEnd]), aad: aad,
+                        cipher, key: keys.sealing, nonce: UnsafeRawBufferPointer(rebasing: all[1..<nonceEnd]), aad: aad,
                         ciphertext: UnsafeRawBufferPointer(rebasing: all[nonceEnd..<tagStart]),
                         tag: UnsafeRawBufferPointer(rebasing: all[tagStart...]),
                         plaintext: UnsafeMutableRawBufferPointer(buffer))

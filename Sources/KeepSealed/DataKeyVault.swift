@@ -83,9 +83,14 @@ public struct DataKeyVault: Sendable {
 
     /// The decision, inside the transaction `open` holds on `database`.
     private func decide(_ name: KeyName, _ database: SQLiteDatabase) async throws(VaultError) -> VaultState {
-        let record = try await Self.within(database) { transaction throws(SQLiteError) in
-            try VaultLedger.prepare(transaction)
-            return try VaultLedger.record(transaction)
+        let record: VaultLedger.Record?
+        do {
+            record = try await database.within { transaction throws(SQLiteError) in
+                try VaultLedger.prepare(transaction)
+                return try VaultLedger.record(transaction)
+            }
+        } catch {
+            throw .database(error)
         }
         var key: [UInt8]
         do {
@@ -113,15 +118,21 @@ public struct DataKeyVault: Sendable {
             // The rows, if any, were sealed under a key that is not this one: none of
             // them can be opened again, so they go, and the user is told once.
             let keyCheck = sealer.keyCheck
-            notice = try await Self.within(database) { transaction throws(SQLiteError) in
-                let cleared = try VaultLedger.clearOwnerRows(transaction)
-                var notice = record?.notice
+            let cleared: Int
+            do {
+                cleared = try await database.within { transaction throws(SQLiteError) in
+                    try VaultLedger.clearOwnerRows(transaction)
+                }
                 if cleared > 0 {
                     notice = KeyLossNotice(
-                        reason: loss ?? .keyChanged, rowsCleared: cleared + (record?.notice?.rowsCleared ?? 0))
+                        reason: loss ?? .keyChanged, rowsCleared: cleared + (notice?.rowsCleared ?? 0))
                 }
-                try VaultLedger.save(VaultLedger.Record(keyCheck: keyCheck, notice: notice), transaction)
-                return notice
+                let updated = VaultLedger.Record(keyCheck: keyCheck, notice: notice)
+                try await database.within { transaction throws(SQLiteError) in
+                    try VaultLedger.save(updated, transaction)
+                }
+            } catch {
+                throw .database(error)
             }
         }
         if loss != nil {
@@ -135,11 +146,5 @@ public struct DataKeyVault: Sendable {
 
     private static func connect(_ path: String) throws(VaultError) -> SQLiteDatabase {
         do { return try SQLiteDatabase(path: path) } catch { throw .database(error) }
-    }
-
-    private static func within<T: Sendable>(
-        _ database: SQLiteDatabase, _ body: @Sendable (borrowing SQLiteTransaction) throws(SQLiteError) -> T
-    ) async throws(VaultError) -> T {
-        do { return try await database.within(body) } catch { throw .database(error) }
     }
 }

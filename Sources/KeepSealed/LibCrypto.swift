@@ -26,10 +26,32 @@ enum LibCrypto {
 
     // MARK: - AES-256-GCM
 
+    /// AES-256-GCM as fetched from libcrypto's default provider, once, and freed when the
+    /// last holder lets go. (`EVP_aes_256_gcm()` makes OpenSSL 3 look the algorithm up in
+    /// its provider store on every init; at 64 KiB that lookup is a measurable share of
+    /// a seal.)
+    ///
+    /// `@unchecked Sendable`: a fetched algorithm is immutable and reference-counted, and
+    /// libcrypto documents it as safe to share between threads.
+    final class Cipher: @unchecked Sendable {
+        let handle: OpaquePointer
+
+        init() throws(SealingError) {
+            guard let handle = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil) else {
+                throw failure("EVP_CIPHER_fetch", "AES-256-GCM is not available")
+            }
+            self.handle = handle
+        }
+
+        deinit {
+            EVP_CIPHER_free(handle)
+        }
+    }
+
     /// Encrypts `plaintext` into `ciphertext` (the same length) and writes the 16-byte
     /// tag, authenticating `aad` too. `key` is 32 bytes, `nonce` 12.
     static func sealAES256GCM(
-        key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer,
+        _ cipher: Cipher, key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer,
         plaintext: UnsafeRawBufferPointer, ciphertext: UnsafeMutableRawBufferPointer,
         tag: UnsafeMutableRawBufferPointer
     ) throws(SealingError) {
@@ -39,16 +61,10 @@ enum LibCrypto {
         // The context holds the expanded key: freeing it also wipes it.
         defer { EVP_CIPHER_CTX_free(context) }
 
-        // Choose the cipher first, then say the nonce is 96 bits (GCM's native size),
-        // then give key and nonce: the order EVP requires for a non-default IV length.
-        guard EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil) == 1 else {
-            throw failure("EVP_EncryptInit_ex", "AES-256-GCM is not available")
-        }
-        guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonce.count), nil) == 1 else {
-            throw failure("EVP_CIPHER_CTX_ctrl", "cannot set the nonce length")
-        }
-        guard EVP_EncryptInit_ex(context, nil, nil, bytes(key), bytes(nonce)) == 1 else {
-            throw failure("EVP_EncryptInit_ex", "cannot set the key and nonce")
+        // GCM's default nonce length is the 96 bits we use, so cipher, key and nonce are
+        // given in one call (a second call, or setting the length, costs time on every seal).
+        guard EVP_EncryptInit_ex(context, cipher.handle, nil, bytes(key), bytes(nonce)) == 1 else {
+            throw failure("EVP_EncryptInit_ex", "cannot start AES-256-GCM with the key and nonce")
         }
         // The associated data goes in before any plaintext, with no output buffer.
         try update(context, "EVP_EncryptUpdate", EVP_EncryptUpdate, input: aad, output: nil)
@@ -65,7 +81,7 @@ enum LibCrypto {
     /// Throws ``SealingError/Code/notAuthentic`` when the tag does not verify, after
     /// wiping `plaintext`: a caller never holds bytes that were not authenticated.
     static func openAES256GCM(
-        key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer,
+        _ cipher: Cipher, key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer,
         ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, plaintext: UnsafeMutableRawBufferPointer
     ) throws(SealingError) {
         try checkShapes(key: key, nonce: nonce, tag: tag.count, "open")
@@ -73,14 +89,10 @@ enum LibCrypto {
         guard let context = EVP_CIPHER_CTX_new() else { throw failure("EVP_CIPHER_CTX_new", "no cipher context") }
         defer { EVP_CIPHER_CTX_free(context) }
         do throws(SealingError) {
-            guard EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil) == 1 else {
-                throw failure("EVP_DecryptInit_ex", "AES-256-GCM is not available")
-            }
-            guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonce.count), nil) == 1 else {
-                throw failure("EVP_CIPHER_CTX_ctrl", "cannot set the nonce length")
-            }
-            guard EVP_DecryptInit_ex(context, nil, nil, bytes(key), bytes(nonce)) == 1 else {
-                throw failure("EVP_DecryptInit_ex", "cannot set the key and nonce")
+            // GCM's default nonce length is the 96 bits we use, so cipher, key and nonce are
+            // given in one call (a second call, or setting the length, costs time on every seal).
+            guard EVP_DecryptInit_ex(context, cipher.handle, nil, bytes(key), bytes(nonce)) == 1 else {
+                throw failure("EVP_DecryptInit_ex", "cannot start AES-256-GCM with the key and nonce")
             }
             try update(context, "EVP_DecryptUpdate", EVP_DecryptUpdate, input: aad, output: nil)
             try update(context, "EVP_DecryptUpdate", EVP_DecryptUpdate, input: ciphertext, output: plaintext)

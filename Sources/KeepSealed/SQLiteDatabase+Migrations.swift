@@ -37,7 +37,8 @@ extension SQLiteDatabase {
             guard current <= schema.migrations.count else {
                 throw .refused(
                     .newerSchema, SQLITE_ERROR, operation: operation, path: path,
-                    "the database is at version \(current) of \(owner.name); this build knows \(schema.migrations.count)")
+                    "the database is at version \(current) of \(owner.name); this build knows \(schema.migrations.count)"
+                )
             }
             for (offset, migration) in schema.migrations.enumerated().dropFirst(current) {
                 let version = offset + 1
@@ -60,11 +61,14 @@ extension SQLiteDatabase {
     }
 
     /// Every object in the main schema, for telling what a migration changed.
-    private static func schemaObjects(_ transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> Set<SchemaObject> {
+    private static func schemaObjects(
+        _ transaction: borrowing SQLiteTransaction
+    ) throws(SQLiteError) -> Set<SchemaObject> {
         var objects = Set<SchemaObject>()
         for row in try transaction.query("SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema") {
             objects.insert(
-                SchemaObject(type: try row.text(0), name: try row.text(1), table: try row.text(2), sql: try row.text(3)))
+                SchemaObject(type: try row.text(0), name: try row.text(1), table: try row.text(2), sql: try row.text(3))
+            )
         }
         return objects
     }
@@ -81,7 +85,8 @@ extension SQLiteDatabase {
         let wall = MigrationWall(owner, others: others)
         let context = Unmanaged.passUnretained(wall).toOpaque()
         var result = sqlite3_set_authorizer(
-            connection, { context, action, first, second, _, _ in
+            connection,
+            { context, action, first, second, _, _ in
                 guard let context else { return SQLITE_DENY }
                 return Unmanaged<MigrationWall>.fromOpaque(context).takeUnretainedValue().decide(action, first, second)
             }, context)
@@ -103,7 +108,8 @@ extension SQLiteDatabase {
                             .trimmingPrefix(while: \.isWhitespace).description
                     }
                     if let denial = wall.denial {
-                        throw .refused(.refused, SQLITE_AUTH, operation: operation, path: path, sql: statementText, denial)
+                        throw .refused(
+                            .refused, SQLITE_AUTH, operation: operation, path: path, sql: statementText, denial)
                     }
                     guard result == SQLITE_OK else {
                         throw .last(connection, result, operation: operation, path: path, sql: statementText)
@@ -133,7 +139,8 @@ private struct SchemaObject: Hashable {
     /// behind a UNIQUE constraint, the table behind AUTOINCREMENT).
     func belongs(to owner: KeptOwner) -> Bool {
         if name.hasPrefix("sqlite_"), table.hasPrefix("sqlite_") { return true }
-        return MigrationWall.carries(table, owner) && (MigrationWall.carries(name, owner) || name.hasPrefix("sqlite_autoindex_"))
+        return MigrationWall.carries(table, owner)
+            && (MigrationWall.carries(name, owner) || name.hasPrefix("sqlite_autoindex_"))
     }
 }
 

@@ -92,7 +92,10 @@ public actor SQLiteDatabase {
         guard sqlite3_get_autocommit(connection) == 0 else {
             throw .refused(.sql, SQLITE_MISUSE, operation: "within", path: path, "no transaction is open")
         }
-        return try body(SQLiteTransaction(connection: connection, path: path, readOnly: false))
+        // Bound to a local first: passing the non-copyable temporary straight to `body`
+        // crashes Swift 6.3's optimiser (-O) when it specialises the caller.
+        let transaction = SQLiteTransaction(connection: connection, path: path, readOnly: false)
+        return try body(transaction)
     }
 
     /// Commits the transaction ``begin()`` opened; on failure it is rolled back.
@@ -122,7 +125,9 @@ public actor SQLiteDatabase {
     ) throws(SQLiteError) -> T {
         try execute(begin)
         do {
-            let result = try body(SQLiteTransaction(connection: connection, path: path, readOnly: readOnly))
+            // A local, not a temporary: see `within`.
+            let transaction = SQLiteTransaction(connection: connection, path: path, readOnly: readOnly)
+            let result = try body(transaction)
             try execute("COMMIT")
             return result
         } catch {
@@ -152,12 +157,16 @@ public actor SQLiteDatabase {
 
     /// The settings every connection runs with, each read back where SQLite can
     /// silently decline (journal_mode answers the mode it actually chose).
-    private static func configure(_ connection: OpaquePointer, path: String, busyTimeout: Duration) throws(SQLiteError) {
+    private static func configure(_ connection: OpaquePointer, path: String, busyTimeout: Duration) throws(SQLiteError)
+    {
         var result = sqlite3_extended_result_codes(connection, 1)
-        guard result == SQLITE_OK else { throw .last(connection, result, operation: "extended result codes", path: path) }
+        guard result == SQLITE_OK else {
+            throw .last(connection, result, operation: "extended result codes", path: path)
+        }
         // The busy handler: a locked database is retried, with growing sleeps, until the
         // timeout, instead of failing at once. Set first, so the pragmas below wait too.
-        let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds =
+            busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
         result = sqlite3_busy_timeout(connection, Int32(clamping: milliseconds))
         guard result == SQLITE_OK else { throw .last(connection, result, operation: "busy timeout", path: path) }
 
@@ -172,7 +181,8 @@ public actor SQLiteDatabase {
             guard answer.first?.values.first == setting.expected else {
                 throw .refused(
                     .io, SQLITE_ERROR, operation: "configure", path: path, sql: setting.set,
-                    "SQLite declined: \(setting.check) answers \(answer.first?.values.first.map(String.init(describing:)) ?? "nothing")")
+                    "SQLite declined: \(setting.check) answers \(answer.first?.values.first.map(String.init(describing:)) ?? "nothing")"
+                )
             }
         }
     }

@@ -29,18 +29,20 @@ public struct SealBinding: Hashable, Sendable {
     /// `ab` with kind `c` never collides with owner `a` and kind `bc`). A leading label
     /// keeps these bytes from meaning anything to another protocol.
     func associatedData(format: UInt8) -> [UInt8] {
+        let label = "keep sealed row".utf8
         var out: [UInt8] = []
-        out.reserveCapacity(64 + owner.name.utf8.count + kind.utf8.count)
-        Self.appendField(Array("keep sealed row".utf8), to: &out)
+        out.reserveCapacity(
+            4 * 4 + 8 + 1 + label.count + owner.name.utf8.count + kind.utf8.count + SubjectHash.byteCount)
+        Self.appendField(label, to: &out)
         out.append(format)
-        Self.appendField(Array(owner.name.utf8), to: &out)
-        Self.appendField(Array(kind.utf8), to: &out)
+        Self.appendField(owner.name.utf8, to: &out)
+        Self.appendField(kind.utf8, to: &out)
         withUnsafeBytes(of: Int64(shapeVersion).bigEndian) { out.append(contentsOf: $0) }
         Self.appendField(subject?.bytes ?? [], to: &out)
         return out
     }
 
-    private static func appendField(_ field: [UInt8], to out: inout [UInt8]) {
+    private static func appendField(_ field: some Collection<UInt8>, to out: inout [UInt8]) {
         withUnsafeBytes(of: UInt32(field.count).bigEndian) { out.append(contentsOf: $0) }
         out.append(contentsOf: field)
     }

@@ -67,7 +67,8 @@ enum VaultLedger {
             // A table name cannot be a bound parameter: it is quoted as an identifier
             // (any double quote doubled), and it comes from the schema, never from input.
             let name = try table.text(0)
-            let identifier = "\"" + name.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+            let identifier =
+                "\"" + name.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
             cleared += try transaction.execute("DELETE FROM \(identifier)")
         }
         return cleared

@@ -119,7 +119,8 @@ struct DataKeyVaultTests {
         await fixture.keyring.failLoads(nil)
         let again = try await fixture.sealer()
         let row = try #require(try await fixture.store().all().first)
-        let binding = SealBinding(owner: DemoOwner.owner, kind: row.kind, shapeVersion: row.version, subject: row.subject)
+        let binding = SealBinding(
+            owner: DemoOwner.owner, kind: row.kind, shapeVersion: row.version, subject: row.subject)
         #expect(try again.open(row.sealed, for: binding) == Array("reading 0".utf8))
         #expect(try await fixture.notice() == nil)
     }

@@ -40,7 +40,9 @@ enum DemoOwner {
         }
 
         func all() async throws -> [Row] {
-            let rows = try await database.read { transaction throws(SQLiteError) in try transaction.query("SELECT kind, subject, version, sealed FROM demo_rows") }
+            let rows = try await database.read { transaction throws(SQLiteError) in
+                try transaction.query("SELECT kind, subject, version, sealed FROM demo_rows")
+            }
             return try rows.map { row in
                 Row(
                     kind: try row.text(0), subject: try row.optionalBlob(1).map(SubjectHash.init(bytes:)),
@@ -49,7 +51,10 @@ enum DemoOwner {
         }
 
         func count() async throws -> Int {
-            Int(try await database.read { transaction throws(SQLiteError) in try transaction.query("SELECT count(*) FROM demo_rows")[0].integer(0) })
+            Int(
+                try await database.read { transaction throws(SQLiteError) in
+                    try transaction.query("SELECT count(*) FROM demo_rows")[0].integer(0)
+                })
         }
     }
 }

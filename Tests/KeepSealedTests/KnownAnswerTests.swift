@@ -60,7 +60,8 @@ struct KnownAnswerTests {
                         try ciphertext.withUnsafeMutableBytes { out in
                             try tag.withUnsafeMutableBytes { tagOut in
                                 try LibCrypto.sealAES256GCM(
-                                    key: key, nonce: nonce, aad: aad, plaintext: plaintext, ciphertext: out,
+                                    LibCrypto.Cipher(), key: key, nonce: nonce, aad: aad, plaintext: plaintext,
+                                    ciphertext: out,
                                     tag: tagOut)
                             }
                         }
@@ -91,7 +92,8 @@ struct KnownAnswerTests {
                         try tag.withUnsafeBytes { tag in
                             try plaintext.withUnsafeMutableBytes { out in
                                 try LibCrypto.openAES256GCM(
-                                    key: key, nonce: nonce, aad: aad, ciphertext: ciphertext, tag: tag, plaintext: out)
+                                    LibCrypto.Cipher(), key: key, nonce: nonce, aad: aad, ciphertext: ciphertext,
+                                    tag: tag, plaintext: out)
                             }
                         }
                     }

@@ -32,7 +32,9 @@ struct MigrationTests {
         // since it needs the table the first made.
         let grown = KeptSchema(
             owner: DemoOwner.owner,
-            migrations: DemoOwner.schema.migrations + [.init("add a time", sql: "ALTER TABLE demo_rows ADD COLUMN at INTEGER")])
+            migrations: DemoOwner.schema.migrations + [
+                .init("add a time", sql: "ALTER TABLE demo_rows ADD COLUMN at INTEGER")
+            ])
         #expect(try await database.migrate(grown) == 1)
         #expect(try await Self.recorded(database).count == 3)
         // Another connection, as at the next launch, finds nothing to do.
@@ -85,19 +87,24 @@ struct MigrationTests {
         Stray(testDescription: "altering another owner's table", sql: "ALTER TABLE other_rows ADD COLUMN w"),
         Stray(testDescription: "dropping another owner's table", sql: "DROP TABLE other_rows"),
         Stray(testDescription: "writing another owner's rows", sql: "INSERT INTO other_rows VALUES (1)"),
-        Stray(testDescription: "reading another owner's rows", sql: "CREATE TABLE demo_copy AS SELECT v FROM other_rows"),
+        Stray(
+            testDescription: "reading another owner's rows", sql: "CREATE TABLE demo_copy AS SELECT v FROM other_rows"),
         Stray(testDescription: "rewriting the migration records", sql: "DELETE FROM keep_migrations"),
         Stray(testDescription: "a transaction of its own", sql: "COMMIT; CREATE TABLE demo_more (v)"),
         Stray(testDescription: "a pragma", sql: "PRAGMA foreign_keys = OFF"),
         Stray(testDescription: "attaching a database", sql: "ATTACH DATABASE ':memory:' AS demo_elsewhere"),
-        Stray(testDescription: "a later statement of the same migration", sql: "CREATE TABLE demo_ok (v); CREATE TABLE nope (v)"),
+        Stray(
+            testDescription: "a later statement of the same migration",
+            sql: "CREATE TABLE demo_ok (v); CREATE TABLE nope (v)"),
     ]
 
-    @Test("a migration that reaches outside its owner's prefix is refused, and leaves nothing behind", arguments: strays)
+    @Test(
+        "a migration that reaches outside its owner's prefix is refused, and leaves nothing behind", arguments: strays)
     func strayMigrationsAreRefused(_ stray: Stray) async throws {
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
-        try await database.migrate(KeptSchema(owner: "other", migrations: [.init("create", sql: "CREATE TABLE other_rows (v)")]))
+        try await database.migrate(
+            KeptSchema(owner: "other", migrations: [.init("create", sql: "CREATE TABLE other_rows (v)")]))
         try await database.write { transaction throws(SQLiteError) in
             try transaction.execute("INSERT INTO other_rows VALUES (41)")
         }
@@ -140,7 +147,9 @@ struct MigrationTests {
                         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3)
                             INSERT INTO demo_b (a) SELECT 1 FROM n;
                         """),
-                .init("reshape", sql: "ALTER TABLE demo_a ADD COLUMN w; UPDATE demo_a SET w = length(v); DROP VIEW demo_v;"),
+                .init(
+                    "reshape",
+                    sql: "ALTER TABLE demo_a ADD COLUMN w; UPDATE demo_a SET w = length(v); DROP VIEW demo_v;"),
             ])
         #expect(try await database.migrate(schema) == 2)
         let rows = try await database.read { transaction throws(SQLiteError) in
@@ -155,7 +164,8 @@ struct MigrationTests {
     func invalidOwnerIsRefused(_ name: String) async throws {
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
-        let schema = KeptSchema(owner: KeptOwner(name), migrations: [.init("create", sql: "CREATE TABLE \(name)_x (v)")])
+        let schema = KeptSchema(
+            owner: KeptOwner(name), migrations: [.init("create", sql: "CREATE TABLE \(name)_x (v)")])
         await #expect {
             try await database.migrate(schema)
         } throws: { ($0 as? SQLiteError)?.code == .refused }
@@ -163,7 +173,8 @@ struct MigrationTests {
         let longest = String(repeating: "a", count: 32)
         #expect(
             try await database.migrate(
-                KeptSchema(owner: KeptOwner(longest), migrations: [.init("create", sql: "CREATE TABLE \(longest)_x (v)")]))
+                KeptSchema(
+                    owner: KeptOwner(longest), migrations: [.init("create", sql: "CREATE TABLE \(longest)_x (v)")]))
                 == 1)
     }
 
@@ -173,7 +184,9 @@ struct MigrationTests {
         let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
         let broken = KeptSchema(
             owner: DemoOwner.owner,
-            migrations: DemoOwner.schema.migrations + [.init("broken", sql: "INSERT INTO demo_rows (kind) VALUES ('x')")])
+            migrations: DemoOwner.schema.migrations + [
+                .init("broken", sql: "INSERT INTO demo_rows (kind) VALUES ('x')")
+            ])
         await #expect {
             try await database.migrate(broken)
         } throws: { ($0 as? SQLiteError)?.code == .constraint }

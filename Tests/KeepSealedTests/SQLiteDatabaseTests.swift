@@ -26,7 +26,8 @@ struct SQLiteDatabaseTests {
         let directory = try TemporaryDirectory()
         let path = directory.appending("kept.sqlite")
         let database = try SQLiteDatabase(path: path)
-        try await database.write { transaction throws(SQLiteError) in try transaction.execute("CREATE TABLE demo_t (v)") }
+        try await database.write { transaction throws(SQLiteError) in try transaction.execute("CREATE TABLE demo_t (v)")
+        }
         for file in [path, path + "-wal"] {
             let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
             #expect(mode == 0o600, "\(file)")
@@ -72,7 +73,9 @@ struct SQLiteDatabaseTests {
     func constraintViolationRollsBack() async throws {
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
-        try await database.write { transaction throws(SQLiteError) in try transaction.execute("CREATE TABLE demo_t (id INTEGER PRIMARY KEY, v TEXT UNIQUE)") }
+        try await database.write { transaction throws(SQLiteError) in
+            try transaction.execute("CREATE TABLE demo_t (id INTEGER PRIMARY KEY, v TEXT UNIQUE)")
+        }
         do {
             try await database.write { transaction throws(SQLiteError) in
                 try transaction.execute("INSERT INTO demo_t (v) VALUES (?)", ["secret-value-1"])
@@ -84,35 +87,51 @@ struct SQLiteDatabaseTests {
             #expect(error.extendedCode == 2067)  // SQLITE_CONSTRAINT_UNIQUE
             #expect(!error.description.contains("secret-value-1"))
         }
-        let count = try await database.read { transaction throws(SQLiteError) in try transaction.query("SELECT count(*) FROM demo_t")[0].integer(0) }
+        let count = try await database.read { transaction throws(SQLiteError) in
+            try transaction.query("SELECT count(*) FROM demo_t")[0].integer(0)
+        }
         #expect(count == 0)
         // The pair: the same insert on its own succeeds.
-        try await database.write { transaction throws(SQLiteError) in try transaction.execute("INSERT INTO demo_t (v) VALUES (?)", ["secret-value-1"]) }
+        try await database.write { transaction throws(SQLiteError) in
+            try transaction.execute("INSERT INTO demo_t (v) VALUES (?)", ["secret-value-1"])
+        }
     }
 
     @Test("text holding two statements is refused before either runs")
     func twoStatementsAreRefused() async throws {
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
-        try await database.write { transaction throws(SQLiteError) in try transaction.execute("CREATE TABLE demo_t (v)") }
+        try await database.write { transaction throws(SQLiteError) in try transaction.execute("CREATE TABLE demo_t (v)")
+        }
         await #expect {
-            try await database.write { transaction throws(SQLiteError) in try transaction.execute("INSERT INTO demo_t VALUES (1); DROP TABLE demo_t") }
+            try await database.write { transaction throws(SQLiteError) in
+                try transaction.execute("INSERT INTO demo_t VALUES (1); DROP TABLE demo_t")
+            }
         } throws: { ($0 as? SQLiteError)?.code == .sql }
-        let count = try await database.read { transaction throws(SQLiteError) in try transaction.query("SELECT count(*) FROM demo_t")[0].integer(0) }
+        let count = try await database.read { transaction throws(SQLiteError) in
+            try transaction.query("SELECT count(*) FROM demo_t")[0].integer(0)
+        }
         #expect(count == 0)
         // The pair: a trailing comment or semicolon is not a second statement.
-        try await database.write { transaction throws(SQLiteError) in try transaction.execute("INSERT INTO demo_t VALUES (1); -- the one row") }
+        try await database.write { transaction throws(SQLiteError) in
+            try transaction.execute("INSERT INTO demo_t VALUES (1); -- the one row")
+        }
     }
 
     @Test("a read transaction refuses a statement that writes, and reads freely")
     func readTransactionsDoNotWrite() async throws {
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
-        try await database.write { transaction throws(SQLiteError) in try transaction.execute("CREATE TABLE demo_t (v)") }
+        try await database.write { transaction throws(SQLiteError) in try transaction.execute("CREATE TABLE demo_t (v)")
+        }
         await #expect {
-            try await database.read { transaction throws(SQLiteError) in try transaction.execute("INSERT INTO demo_t VALUES (1)") }
+            try await database.read { transaction throws(SQLiteError) in
+                try transaction.execute("INSERT INTO demo_t VALUES (1)")
+            }
         } throws: { ($0 as? SQLiteError)?.resultCode == 8 }  // SQLITE_READONLY
-        let rows = try await database.read { transaction throws(SQLiteError) in try transaction.query("SELECT count(*) FROM demo_t") }
+        let rows = try await database.read { transaction throws(SQLiteError) in
+            try transaction.query("SELECT count(*) FROM demo_t")
+        }
         #expect(rows == [SQLiteRow([.integer(0)])])
     }
 
@@ -120,19 +139,27 @@ struct SQLiteDatabaseTests {
     func parameterCountMustMatch(_ count: Int) async throws {
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
-        try await database.write { transaction throws(SQLiteError) in try transaction.execute("CREATE TABLE demo_t (a, b)") }
+        try await database.write { transaction throws(SQLiteError) in
+            try transaction.execute("CREATE TABLE demo_t (a, b)")
+        }
         let values = Array(repeating: SQLiteValue.integer(1), count: count)
         await #expect {
-            try await database.write { transaction throws(SQLiteError) in try transaction.execute("INSERT INTO demo_t VALUES (?, ?)", values) }
+            try await database.write { transaction throws(SQLiteError) in
+                try transaction.execute("INSERT INTO demo_t VALUES (?, ?)", values)
+            }
         } throws: { ($0 as? SQLiteError)?.code == .mismatch }
-        try await database.write { transaction throws(SQLiteError) in try transaction.execute("INSERT INTO demo_t VALUES (?, ?)", [1, 2]) }
+        try await database.write { transaction throws(SQLiteError) in
+            try transaction.execute("INSERT INTO demo_t VALUES (?, ?)", [1, 2])
+        }
     }
 
     @Test("a column read as the wrong type is a typed error naming the column")
     func wrongColumnTypeIsATypedError() async throws {
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
-        let row = try await database.read { transaction throws(SQLiteError) in try transaction.query("SELECT 'text', x'00'")[0] }
+        let row = try await database.read { transaction throws(SQLiteError) in
+            try transaction.query("SELECT 'text', x'00'")[0]
+        }
         #expect(throws: SQLiteError.self) { try row.blob(0) }
         #expect(throws: SQLiteError.self) { try row.integer(1) }
         #expect(throws: SQLiteError.self) { try row.text(2) }
@@ -176,11 +203,15 @@ struct SQLiteDatabaseTests {
         let impatient = try SQLiteDatabase(path: path, busyTimeout: .zero)
         try await holder.begin()
         await #expect {
-            try await impatient.write { transaction throws(SQLiteError) in try transaction.execute("INSERT INTO demo_t VALUES (1)") }
+            try await impatient.write { transaction throws(SQLiteError) in
+                try transaction.execute("INSERT INTO demo_t VALUES (1)")
+            }
         } throws: { ($0 as? SQLiteError)?.code == .busy }
         try await holder.commit()
         // The pair: once the lock is released, the same write succeeds.
-        try await impatient.write { transaction throws(SQLiteError) in try transaction.execute("INSERT INTO demo_t VALUES (1)") }
+        try await impatient.write { transaction throws(SQLiteError) in
+            try transaction.execute("INSERT INTO demo_t VALUES (1)")
+        }
     }
 
     @Test("two connections writing concurrently with BEGIN IMMEDIATE both succeed, thanks to the busy timeout")
@@ -188,7 +219,9 @@ struct SQLiteDatabaseTests {
         let directory = try TemporaryDirectory()
         let path = directory.appending("kept.sqlite")
         let first = try SQLiteDatabase(path: path)
-        try await first.write { transaction throws(SQLiteError) in try transaction.execute("CREATE TABLE demo_t (writer INTEGER, n INTEGER)") }
+        try await first.write { transaction throws(SQLiteError) in
+            try transaction.execute("CREATE TABLE demo_t (writer INTEGER, n INTEGER)")
+        }
         let connections = [first, try SQLiteDatabase(path: path)]
         let rounds = 300
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -208,10 +241,13 @@ struct SQLiteDatabaseTests {
             }
             try await group.waitForAll()
         }
-        let rows = try await first.read { transaction throws(SQLiteError) in try transaction.query("SELECT n FROM demo_t ORDER BY rowid") }
+        let rows = try await first.read { transaction throws(SQLiteError) in
+            try transaction.query("SELECT n FROM demo_t ORDER BY rowid")
+        }
         #expect(rows.count == rounds * connections.count)
         // Each transaction saw every row committed before it: the counts run 0, 1, 2, ...
-        #expect(try rows.enumerated().allSatisfy { index, row throws(SQLiteError) in try row.integer(0) == Int64(index) })
+        #expect(
+            try rows.enumerated().allSatisfy { index, row throws(SQLiteError) in try row.integer(0) == Int64(index) })
     }
 
     // MARK: - The sqlite3 tool

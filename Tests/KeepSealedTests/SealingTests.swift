@@ -188,7 +188,8 @@ struct SealingTests {
         try key.withUnsafeBytes { key in
             try Array(info.utf8).withUnsafeBytes { info in
                 try out.withUnsafeMutableBytes {
-                    try LibCrypto.hkdfSHA256(key: key, salt: UnsafeRawBufferPointer(start: nil, count: 0), info: info, into: $0)
+                    try LibCrypto.hkdfSHA256(
+                        key: key, salt: UnsafeRawBufferPointer(start: nil, count: 0), info: info, into: $0)
                 }
             }
         }
@@ -213,7 +214,8 @@ struct SealingTests {
                 try aad.withUnsafeBytes { aad in
                     try out.withUnsafeMutableBytes {
                         try LibCrypto.openAES256GCM(
-                            key: key, nonce: UnsafeRawBufferPointer(rebasing: all[1..<13]), aad: aad,
+                            LibCrypto.Cipher(), key: key, nonce: UnsafeRawBufferPointer(rebasing: all[1..<13]),
+                            aad: aad,
                             ciphertext: UnsafeRawBufferPointer(rebasing: all[13..<(13 + count)]),
                             tag: UnsafeRawBufferPointer(rebasing: all[(13 + count)...]), plaintext: $0)
                     }
