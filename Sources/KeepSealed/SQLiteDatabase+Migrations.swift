@@ -92,6 +92,7 @@ extension SQLiteDatabase {
             }, context)
         guard result == SQLITE_OK else { throw .last(connection, result, operation: "set authorizer", path: path) }
         // The wall is for the migration only: the bookkeeping that follows is ours.
+        // Removing an authorizer from an open connection cannot fail.
         defer { sqlite3_set_authorizer(connection, nil, nil) }
 
         try withExtendedLifetime(wall) { () throws(SQLiteError) in
@@ -102,6 +103,7 @@ extension SQLiteDatabase {
                     var prepared: OpaquePointer?
                     var tail: UnsafePointer<CChar>?
                     result = sqlite3_prepare_v2(connection, cursor, -1, &prepared, &tail)
+                    // finalize only repeats the step's error, reported below; it always frees.
                     defer { sqlite3_finalize(prepared) }
                     let statementText = tail.map { end in
                         String(decoding: UnsafeRawBufferPointer(start: cursor, count: end - cursor), as: UTF8.self)

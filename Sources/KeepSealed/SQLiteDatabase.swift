@@ -22,6 +22,14 @@ internal import CSQLite
 /// snapshot. A body that throws rolls its transaction back. Every SQLite result is
 /// checked; failures are ``SQLiteError``s with the operation, the file, the statement's
 /// text, the result and extended codes and SQLite's message.
+///
+/// A body states its error type (Swift infers `any Error` for a closure otherwise):
+///
+/// ```swift
+/// let rows = try await database.read { transaction throws(SQLiteError) in
+///     try transaction.query("SELECT sealed FROM engines_readings WHERE subject = ?", [SQLiteValue(subject)])
+/// }
+/// ```
 public actor SQLiteDatabase {
     /// The database file.
     public nonisolated let path: String
@@ -29,9 +37,14 @@ public actor SQLiteDatabase {
     /// is the one user of the handle, and in `deinit` nothing else can reach it.
     nonisolated(unsafe) let connection: OpaquePointer
 
-    /// Opens (creating if needed) the database at `path`; throws a typed error naming the
-    /// file and SQLite's code when it cannot be opened or configured.
+    /// Opens (creating if needed) the database file at the absolute `path`; throws a
+    /// typed error naming the file and SQLite's code when it cannot be opened or
+    /// configured, or when `path` is not absolute (a relative path would depend on the
+    /// working directory, and `:memory:` is not a file).
     public init(path: String, busyTimeout: Duration = .seconds(30)) throws(SQLiteError) {
+        guard path.hasPrefix("/") else {
+            throw .refused(.io, SQLITE_CANTOPEN, operation: "open", path: path, "the database path must be absolute")
+        }
         try Self.createOwnerOnly(path)
         var handle: OpaquePointer?
         // FULLMUTEX: SQLite serialises calls itself, so the actor hopping threads is safe.

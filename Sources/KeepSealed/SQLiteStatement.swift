@@ -153,6 +153,7 @@ struct SQLiteStatement: ~Copyable {
     ) throws(SQLiteError) -> Bool {
         var prepared: OpaquePointer?
         let result = sqlite3_prepare_v2(connection, text, -1, &prepared, nil)
+        // Never stepped, so finalize has no error to repeat; it frees the statement.
         defer { sqlite3_finalize(prepared) }
         guard result == SQLITE_OK else { throw .last(connection, result, operation: "prepare", path: path, sql: text) }
         return prepared != nil

@@ -31,7 +31,7 @@ public struct SubjectHash: Hashable, Sendable, CustomStringConvertible {
 
 extension String {
     /// `self` with leading zeros up to `width` characters.
-    func leftPadded(to width: Int) -> String {
+    fileprivate func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

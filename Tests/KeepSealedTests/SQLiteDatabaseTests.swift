@@ -192,6 +192,15 @@ struct SQLiteDatabaseTests {
         }
     }
 
+    @Test(
+        "a path that is not absolute is refused before anything is created", arguments: ["kept.sqlite", ":memory:", ""])
+    func relativePathIsRefused(_ path: String) {
+        #expect {
+            _ = try SQLiteDatabase(path: path)
+        } throws: { ($0 as? SQLiteError)?.message.contains("absolute") == true }
+        #expect(path.isEmpty || !FileManager.default.fileExists(atPath: path))
+    }
+
     // MARK: - Several connections at once
 
     @Test("without a busy timeout, a held write lock makes a second writer fail with SQLITE_BUSY")
