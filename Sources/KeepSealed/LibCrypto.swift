@@ -89,8 +89,7 @@ enum LibCrypto {
         guard let context = EVP_CIPHER_CTX_new() else { throw failure("EVP_CIPHER_CTX_new", "no cipher context") }
         defer { EVP_CIPHER_CTX_free(context) }
         do throws(SealingError) {
-            // GCM's default nonce length is the 96 bits we use, so cipher, key and nonce are
-            // given in one call (a second call, or setting the length, costs time on every seal).
+            // Cipher, key and 96-bit nonce in one call, as when sealing.
             guard EVP_DecryptInit_ex(context, cipher.handle, nil, bytes(key), bytes(nonce)) == 1 else {
                 throw failure("EVP_DecryptInit_ex", "cannot start AES-256-GCM with the key and nonce")
             }
