@@ -225,36 +225,34 @@ final class LibSecretConnection {
         }
     }
 
-    /// A `SecretService` proxy on `connection`, made the way libsecret makes its own but on
-    /// our connection instead of the process-wide one.
+    /// A `SecretService` proxy on `connection` rather than on the process-wide session bus.
     ///
-    /// `g_initable_new` is variadic, which Swift cannot call, so the object is made with
+    /// The object is made as ``serviceType`` (see there why not plainly `SecretService`).
+    /// `g_initable_new` is variadic, which Swift cannot call, so it is made with
     /// `g_object_new_with_properties` and initialised with `g_initable_init`.
-    private func makeServiceProxy(on connection: OpaquePointer) -> Result<UnsafeMutablePointer<SecretService>, SecretsError> {
+    private func makeServiceProxy(
+        on connection: OpaquePointer
+    ) -> Result<UnsafeMutablePointer<SecretService>, SecretsError> {
         // GLib's fundamental type for strings, G_TYPE_STRING: a function-like macro Swift does not import.
         let stringType = GType(16) << GType(G_TYPE_FUNDAMENTAL_SHIFT)
-        var values = [GValue](repeating: GValue(), count: 5)
+        var values = [GValue](repeating: GValue(), count: 4)
         g_value_init(&values[0], g_dbus_connection_get_type())
         g_value_set_object(&values[0], UnsafeMutableRawPointer(connection))
-        for (index, text) in [(1, "org.freedesktop.secrets"), (2, "/org/freedesktop/secrets"), (3, "org.freedesktop.Secret.Service")] {
+        let texts = ["org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service"]
+        for (index, text) in zip(1..., texts) {
             g_value_init(&values[index], stringType)
             g_value_set_string(&values[index], text)
         }
-        // No property cache and no interface signals: Keep reads neither, so nothing
-        // arrives that nobody would read.
-        g_value_init(&values[4], g_dbus_proxy_flags_get_type())
-        g_value_set_flags(
-            &values[4],
-            G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES.rawValue | G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS.rawValue)
         defer { for index in values.indices { g_value_unset(&values[index]) } }
 
-        let names = ["g-connection", "g-name", "g-object-path", "g-interface-name", "g-flags"]
+        let names = ["g-connection", "g-name", "g-object-path", "g-interface-name"]
         let object = withCStrings(names[...]) { pointers in
             var pointers = pointers
-            return g_object_new_with_properties(secret_service_get_type(), guint(names.count), &pointers, values)
+            return g_object_new_with_properties(Self.serviceType, guint(names.count), &pointers, values)
         }
         guard let object else {
-            return .failure(SecretsError(code: .backend, operation: "connect", detail: "GLib could not make a SecretService"))
+            return .failure(
+                SecretsError(code: .backend, operation: "connect", detail: "GLib could not make a SecretService"))
         }
         let (initialised, failure) = calling { g_initable_init(OpaquePointer(object), nil, $0) }
         guard initialised != 0 else {
@@ -263,6 +261,36 @@ final class LibSecretConnection {
         }
         return .success(UnsafeMutableRawPointer(object).assumingMemoryBound(to: SecretService.self))
     }
+
+    /// `SecretService`, but willing to use the connection it is given.
+    ///
+    /// libsecret's own constructor sets every service proxy's `g-bus-type` to the session
+    /// bus after the construct properties, whatever `g-connection` said, and GDBusProxy
+    /// then asserts when it finds both. This subclass runs that constructor and sets
+    /// `g-bus-type` back to none, so the proxy keeps the connection it was made with. It
+    /// adds nothing else: same class and instance layout, registered once per process.
+    private static let serviceType: GType = {
+        let name = "KeepSecretServiceOnConnection"
+        let registered = g_type_from_name(name)
+        if registered != 0 { return registered }
+        return g_type_register_static_simple(
+            secret_service_get_type(), name, guint(MemoryLayout<SecretServiceClass>.size),
+            { typeClass, _ in
+                guard let typeClass else { return }
+                typeClass.assumingMemoryBound(to: GObjectClass.self).pointee.constructor = { type, count, parameters in
+                    // The parent class's constructor: libsecret's, which forces the session bus.
+                    let parent = g_type_class_peek(secret_service_get_type())?.assumingMemoryBound(to: GObjectClass.self)
+                    guard let object = parent?.pointee.constructor?(type, count, parameters) else { return nil }
+                    var none = GValue()
+                    g_value_init(&none, g_bus_type_get_type())
+                    g_value_set_enum(&none, G_BUS_TYPE_NONE.rawValue)
+                    g_object_set_property(object, "g-bus-type", &none)
+                    g_value_unset(&none)
+                    return object
+                }
+            },
+            guint(MemoryLayout<SecretService>.size), nil, GTypeFlags(rawValue: 0))
+    }()
 
     /// One of Keep's schemas as libsecret wants it: every attribute a string, and
     /// `SECRET_SCHEMA_DONT_MATCH_NAME` so that searches match on the attributes alone
