@@ -30,13 +30,13 @@ struct SecretServiceTests {
 
     @Test(
         "an application name outside the allowed set is refused",
-        arguments: ["", "has space", "slash/in", "ключ", "nul\u{0}in", String(repeating: "a", count: 65)])
-    func badApplicationNameIsRefused(_ name: String) async {
-        await expectSecretsError(.invalidRef, "SecretServiceSecrets(application: \(String(reflecting: name)))") {
-            () throws(SecretsError) in _ = try SecretServiceSecrets(application: name)
+        arguments: ["", "has space", "slash/in", "ключ", "nul\u{0}in", String(repeating: "a", count: 65)].map(Text.init))
+    func badApplicationNameIsRefused(_ name: Text) async {
+        await expectSecretsError(.invalidRef, "SecretServiceSecrets(application: \(name))") {
+            () throws(SecretsError) in _ = try SecretServiceSecrets(application: name.value)
         }
-        await expectSecretsError(.invalidRef, "SecretServiceKeyStore(application: \(String(reflecting: name)))") {
-            () throws(SecretsError) in _ = try SecretServiceKeyStore(application: name)
+        await expectSecretsError(.invalidRef, "SecretServiceKeyStore(application: \(name))") {
+            () throws(SecretsError) in _ = try SecretServiceKeyStore(application: name.value)
         }
     }
 

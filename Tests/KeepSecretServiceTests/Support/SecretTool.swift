@@ -24,25 +24,35 @@ struct SecretTool {
         return try result.succeeded("secret-tool lookup").output
     }
 
-    /// The attributes of every item matching `attributes`, one dictionary per item.
-    func search(_ attributes: KeyValuePairs<String, String>) async throws -> [[String: String]] {
+    /// What `secret-tool search --all` reports for `attributes`: how many items match, and
+    /// every value of each attribute across them.
+    func search(_ attributes: KeyValuePairs<String, String>) async throws -> SearchResult {
         let result = try await Command.run(
             "secret-tool", ["search", "--all"] + Self.arguments(attributes), environment: environment)
         // Finding nothing is exit status 1 with nothing printed.
-        if result.status == 1 && result.output.isEmpty { return [] }
-        var items: [[String: String]] = []
-        for line in try result.succeeded("secret-tool search").output.split(separator: "\n") {
-            if line.hasPrefix("[") {
-                items.append([:])
-            } else if line.hasPrefix("attribute."), let equals = line.range(of: " = "), !items.isEmpty {
-                let name = line[line.index(line.startIndex, offsetBy: "attribute.".count)..<equals.lowerBound]
-                items[items.count - 1][String(name)] = String(line[equals.upperBound...])
-            }
+        if result.status == 1 && result.output.isEmpty { return SearchResult(count: 0, attributes: [:]) }
+        try result.succeeded("secret-tool search")
+        // Each item starts with its path in brackets on standard output; its attributes
+        // go to standard error as `attribute.NAME = VALUE`.
+        let count = result.output.split(separator: "\n").filter { $0.hasPrefix("[") }.count
+        var values: [String: [String]] = [:]
+        for line in result.errors.split(separator: "\n") where line.hasPrefix("attribute.") {
+            guard let equals = line.range(of: " = ") else { continue }
+            let name = line[line.index(line.startIndex, offsetBy: "attribute.".count)..<equals.lowerBound]
+            values[String(name), default: []].append(String(line[equals.upperBound...]))
         }
-        return items
+        return SearchResult(count: count, attributes: values)
     }
 
     private static func arguments(_ attributes: KeyValuePairs<String, String>) -> [String] {
         attributes.flatMap { [$0.key, $0.value] }
     }
+}
+
+/// What `secret-tool search --all` found.
+struct SearchResult {
+    /// How many items matched.
+    let count: Int
+    /// Every value each attribute has across the items found.
+    let attributes: [String: [String]]
 }
