@@ -72,7 +72,9 @@ struct ItemQuery: Sendable, Equatable {
         guard !name.isEmpty, name.utf8.count <= 64, allowed else {
             throw SecretsError(
                 code: .invalidRef, operation: "application name",
-                detail: "\(StorageError.quoted(name)) is not an application name (1-64 characters of A-Z, a-z, 0-9, ., _, -)")
+                detail:
+                    "\(StorageError.quoted(name)) is not an application name (1-64 characters of A-Z, a-z, 0-9, ., _, -)"
+            )
         }
     }
 

@@ -58,7 +58,8 @@ final class LibSecretConnection {
                 try forEachItem(live, query.schema, attributes) { item throws(SecretsError) in
                     let locked = secret_item_get_locked(item) != 0
                     let wanted = loadingSecret && !locked && !found.contains { !$0.locked }
-                    found.append(FoundItem(path: objectPath(item), locked: locked, secret: wanted ? try load(item) : nil))
+                    found.append(
+                        FoundItem(path: objectPath(item), locked: locked, secret: wanted ? try load(item) : nil))
                 }
                 return found
             }
@@ -170,7 +171,9 @@ final class LibSecretConnection {
         let flags = GDBusConnectionFlags(
             rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
                 | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
-        let (connection, connectFailure) = calling { g_dbus_connection_new_for_address_sync(address, flags, nil, nil, $0) }
+        let (connection, connectFailure) = calling {
+            g_dbus_connection_new_for_address_sync(address, flags, nil, nil, $0)
+        }
         guard let connection else {
             throw SecretsError(
                 code: .noSessionBus, operation: "connect",
@@ -279,7 +282,8 @@ final class LibSecretConnection {
                 guard let typeClass else { return }
                 typeClass.assumingMemoryBound(to: GObjectClass.self).pointee.constructor = { type, count, parameters in
                     // The parent class's constructor: libsecret's, which forces the session bus.
-                    let parent = g_type_class_peek(secret_service_get_type())?.assumingMemoryBound(to: GObjectClass.self)
+                    let parent = g_type_class_peek(secret_service_get_type())?.assumingMemoryBound(
+                        to: GObjectClass.self)
                     guard let object = parent?.pointee.constructor?(type, count, parameters) else { return nil }
                     var none = GValue()
                     g_value_init(&none, g_bus_type_get_type())
@@ -304,10 +308,12 @@ final class LibSecretConnection {
             // The value is the attribute's type, SECRET_SCHEMA_ATTRIBUTE_STRING, which is 0:
             // a null pointer. Names are distinct, so every insert adds a key.
             _ = g_hash_table_insert(
-                types, g_strdup(name), UnsafeMutableRawPointer(bitPattern: Int(SECRET_SCHEMA_ATTRIBUTE_STRING.rawValue)))
+                types, g_strdup(name), UnsafeMutableRawPointer(bitPattern: Int(SECRET_SCHEMA_ATTRIBUTE_STRING.rawValue))
+            )
         }
         guard let made = secret_schema_newv(schema.rawValue, SECRET_SCHEMA_DONT_MATCH_NAME, types) else {
-            throw SecretsError(code: .backend, operation: "connect", detail: "libsecret refused the schema \(schema.rawValue)")
+            throw SecretsError(
+                code: .backend, operation: "connect", detail: "libsecret refused the schema \(schema.rawValue)")
         }
         return made
     }
@@ -315,7 +321,8 @@ final class LibSecretConnection {
     // MARK: - Calls
 
     /// The default collection, which must exist and be unlocked; the caller releases it.
-    private func unlockedDefaultCollection(_ live: Live) throws(SecretsError) -> UnsafeMutablePointer<SecretCollection> {
+    private func unlockedDefaultCollection(_ live: Live) throws(SecretsError) -> UnsafeMutablePointer<SecretCollection>
+    {
         // A fresh proxy each time, so `Locked` is what the service says now, not a cached answer.
         let (collection, failure) = calling {
             secret_collection_for_alias_sync(live.service, "default", SECRET_COLLECTION_NONE, nil, $0)

@@ -77,11 +77,13 @@ final class SecretServiceClient: @unchecked Sendable {
         _ operation: String, _ ref: SecretRef?,
         _ body: @escaping @Sendable (LibSecretConnection) throws(SecretsError) -> T
     ) async throws(SecretsError) -> T {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, SecretsError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<T, SecretsError>, Never>) in
             queue.async {
                 continuation.resume(returning: Result { () throws(SecretsError) -> T in try body(self.connection) })
             }
         }
-        return try result.mapError { SecretsError(code: $0.code, operation: operation, ref: ref, detail: $0.detail) }.get()
+        return try result.mapError { SecretsError(code: $0.code, operation: operation, ref: ref, detail: $0.detail) }
+            .get()
     }
 }

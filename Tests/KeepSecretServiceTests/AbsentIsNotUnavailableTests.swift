@@ -28,7 +28,8 @@ extension SecretServiceTests {
                     #expect(error.description.contains("locked"), "\(error)")
                     #expect(!error.description.contains("sk-"), "an error shows a value: \(error)")
                 }
-                #expect(try await keyring.defaultCollectionIsLocked(), "the keyring was unlocked behind the user's back")
+                #expect(
+                    try await keyring.defaultCollectionIsLocked(), "the keyring was unlocked behind the user's back")
             }
         }
 
@@ -42,24 +43,37 @@ extension SecretServiceTests {
             let failures = await everyOperationFails(
                 .noService, secrets, keys, stored: SecretRef(.anthropic), never: SecretRef(.google),
                 key: try KeyName("data"))
+            #expect(
+                failures.first?.description.hasPrefix(
+                    "get of anthropic/\"default\" failed: no Secret Service answers on the bus at \(bus.address)")
+                    == true,
+                "\(failures.first.map(String.init(describing:)) ?? "no error")")
             for error in failures {
                 #expect(error.description.contains("gnome-keyring-daemon --components=secrets --unlock"), "\(error)")
             }
         }
 
-        @Test("a keyring that starts after a failure is found by the same adapter")
-        func aLaterKeyringIsFound() async throws {
+        @Test("a keyring that stops and starts again is found by the same adapter")
+        func aRestartedKeyringIsFound() async throws {
             let directory = try TemporaryDirectory()
             let bus = try await PrivateBus(in: directory)
             defer { bus.stop() }
             let secrets = try SecretServiceSecrets(busAddress: bus.address)
             let ref = SecretRef(.openrouter)
-            await expectSecretsError(.noService, "has() before the keyring starts") { () throws(SecretsError) in
+            await expectSecretsError(.noService, "has() before any keyring starts") { () throws(SecretsError) in
                 _ = try await secrets.has(ref)
             }
             try await PrivateKeyring.with(on: bus) { _ in
-                try await secrets.set(ref, "sk-later")
-                #expect(try await secrets.get(ref) == "sk-later")
+                try await secrets.set(ref, "sk-first-keyring")
+                #expect(try await secrets.get(ref) == "sk-first-keyring")
+            }
+            await expectSecretsError(.noService, "has() once the keyring stopped") { () throws(SecretsError) in
+                _ = try await secrets.has(ref)
+            }
+            try await PrivateKeyring.with(on: bus) { _ in
+                #expect(try await secrets.has(ref) == false, "a fresh keyring holds the old one's secret")
+                try await secrets.set(ref, "sk-second-keyring")
+                #expect(try await secrets.get(ref) == "sk-second-keyring")
             }
         }
 

@@ -1,8 +1,9 @@
 import Foundation
 import KeepConformance
 import KeepPorts
-@testable import KeepSecretService
 import Testing
+
+@testable import KeepSecretService
 
 extension SecretServiceTests {
     /// What may cross into the keyring, and what never does: names outside the closed set,
@@ -61,8 +62,10 @@ extension SecretServiceTests {
             await expectSecretsError(.invalidRef, "set") { () throws(SecretsError) in
                 try await secrets.set(forged, "sk-evil")
             }
-            await expectSecretsError(.invalidRef, "get") { () throws(SecretsError) in _ = try await secrets.get(forged) }
-            await expectSecretsError(.invalidRef, "has") { () throws(SecretsError) in _ = try await secrets.has(forged) }
+            await expectSecretsError(.invalidRef, "get") { () throws(SecretsError) in _ = try await secrets.get(forged)
+            }
+            await expectSecretsError(.invalidRef, "has") { () throws(SecretsError) in _ = try await secrets.has(forged)
+            }
             await expectSecretsError(.invalidRef, "delete") { () throws(SecretsError) in
                 try await secrets.delete(forged)
             }

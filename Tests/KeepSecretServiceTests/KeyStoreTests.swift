@@ -51,7 +51,8 @@ extension SecretServiceTests {
             let name = try KeyName("work")
             try await keys.store(name, [7, 7, 7])
             for slot in SecretSlot.allCases {
-                #expect(try await secrets.has(SecretRef(slot, account: "work")) == false, "a \(slot) search found the key")
+                #expect(
+                    try await secrets.has(SecretRef(slot, account: "work")) == false, "a \(slot) search found the key")
             }
             let ref = SecretRef(.custom, account: "work")
             try await secrets.set(ref, "sk-work")

@@ -30,7 +30,8 @@ struct SecretServiceTests {
 
     @Test(
         "an application name outside the allowed set is refused",
-        arguments: ["", "has space", "slash/in", "ключ", "nul\u{0}in", String(repeating: "a", count: 65)].map(Text.init))
+        arguments: ["", "has space", "slash/in", "ключ", "nul\u{0}in", String(repeating: "a", count: 65)].map(Text.init)
+    )
     func badApplicationNameIsRefused(_ name: Text) async {
         await expectSecretsError(.invalidRef, "SecretServiceSecrets(application: \(name))") {
             () throws(SecretsError) in _ = try SecretServiceSecrets(application: name.value)

@@ -74,7 +74,8 @@ final class PrivateKeyring: Sendable {
             "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
             "org.freedesktop.Secret.Service.ReadAlias", "string:default",
         ])
-        guard let quote = reply.output.firstIndex(of: "\""), let end = reply.output[quote...].dropFirst().firstIndex(of: "\"")
+        guard let quote = reply.output.firstIndex(of: "\""),
+            let end = reply.output[quote...].dropFirst().firstIndex(of: "\"")
         else { throw CommandFailure(what: "ReadAlias", status: 0, errors: reply.output) }
         return String(reply.output[reply.output.index(after: quote)..<end])
     }
