@@ -1,5 +1,5 @@
 /// Which D-Bus bus to find the Secret Service on.
-enum BusAddress: Sendable, Equatable, CustomStringConvertible {
+enum BusAddress: Sendable, CustomStringConvertible {
     /// The user's session bus, wherever GIO finds it (`DBUS_SESSION_BUS_ADDRESS`, else the
     /// runtime directory's `bus` socket).
     case session

@@ -9,7 +9,7 @@ import KeepPorts
 /// ``check()`` is the run-time gate at the C boundary: every query is checked there again
 /// before any attribute becomes a C string, so nothing outside the closed set of slots,
 /// and no value C would cut short at a NUL, can ever name an item.
-struct ItemQuery: Sendable, Equatable {
+struct ItemQuery: Sendable {
     /// The two item shapes Keep stores, each a libsecret schema of its own.
     enum Schema: String, Sendable, CaseIterable {
         /// A user's credential for one provider and account.

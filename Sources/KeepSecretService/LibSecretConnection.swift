@@ -1,16 +1,6 @@
 internal import CLibSecret
 import KeepPorts
 
-/// One item a search found: where it lives, whether it is locked, and its secret when the
-/// search was asked to load one.
-struct FoundItem: Sendable, Equatable {
-    /// The item's D-Bus object path.
-    let path: String
-    let locked: Bool
-    /// The secret's bytes; `nil` unless the search loaded them.
-    let secret: [UInt8]?
-}
-
 /// libsecret on a D-Bus connection of its own: the only code in Keep that calls C to reach
 /// the Secret Service.
 ///
@@ -58,8 +48,7 @@ final class LibSecretConnection {
                 try forEachItem(live, query.schema, attributes) { item throws(SecretsError) in
                     let locked = secret_item_get_locked(item) != 0
                     let wanted = loadingSecret && !locked && !found.contains { !$0.locked }
-                    found.append(
-                        FoundItem(path: objectPath(item), locked: locked, secret: wanted ? try load(item) : nil))
+                    found.append(FoundItem(locked: locked, secret: wanted ? try load(item) : nil))
                 }
                 return found
             }
@@ -362,7 +351,7 @@ final class LibSecretConnection {
         }
     }
 
-    /// The secret of `item`, fetched over the session, copied out and wiped.
+    /// The secret of `item`, fetched over the session and copied out; libsecret's copy is wiped.
     private func load(_ item: UnsafeMutablePointer<SecretItem>) throws(SecretsError) -> [UInt8] {
         let (loaded, failure) = calling { secret_item_load_secret_sync(item, nil, $0) }
         guard loaded != 0 else { throw self.failure(failure, "secret_item_load_secret_sync") }
@@ -440,6 +429,16 @@ final class LibSecretConnection {
     static func drain(_ context: OpaquePointer) {
         while g_main_context_iteration(context, 0) != 0 {}
     }
+}
+
+// MARK: - Results
+
+/// One item a search found: whether it is locked, and its secret when the search was asked
+/// to load one.
+struct FoundItem: Sendable {
+    let locked: Bool
+    /// The secret's bytes; `nil` unless the search loaded them.
+    let secret: [UInt8]?
 }
 
 // MARK: - GLib helpers

@@ -12,12 +12,10 @@ import KeepPorts
 /// detail, so a message says `get of openai/"work" failed: ...`.
 final class SecretServiceClient: @unchecked Sendable {
     // @unchecked: `connection` is only ever touched on `queue`, which serialises it.
-    let bus: BusAddress
     private let connection: LibSecretConnection
     private let queue = DispatchQueue(label: "keep.secret-service")
 
     init(bus: BusAddress) {
-        self.bus = bus
         connection = LibSecretConnection(bus: bus)
     }
 
@@ -50,7 +48,8 @@ final class SecretServiceClient: @unchecked Sendable {
 
     /// Stores `secret` as the one item matching `query`: created or replaced in the default
     /// collection, then any other unlocked item with the same attributes (left by another
-    /// client, say) is deleted, so a read never has two answers.
+    /// client, say) is deleted, so a read never has two answers. A locked one in another
+    /// collection is left alone: reads prefer unlocked items.
     func write(
         _ query: ItemQuery, label: String, _ secret: SecretPayload, operation: String, ref: SecretRef?
     ) async throws(SecretsError) {
