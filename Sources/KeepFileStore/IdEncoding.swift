@@ -15,13 +15,13 @@ import KeepPorts
 /// decodes to an id equal to the one written. Only the canonical spelling of an id is read
 /// back: a name with uppercase hex, an escaped literal (`~61`), or bytes that are not UTF-8
 /// in NFC is not one this store wrote, and is never listed.
-enum IdEncoding {
+package enum IdEncoding {
     /// The longest file name the store writes: `NAME_MAX` on Linux, and the APFS limit.
-    static let maximumNameLength = 255
+    package static let maximumNameLength = 255
 
     /// The file name for `id`, or an ``StorageError/Code/invalidId`` error naming it and
     /// saying why (empty, or a name past 255 bytes: ids are never truncated).
-    static func fileName(for key: StorageKey, operation: String) throws(StorageError) -> String {
+    package static func fileName(for key: StorageKey, operation: String) throws(StorageError) -> String {
         if key.id.isEmpty {
             throw .invalidId(key.id, in: key.namespace, operation: operation, reason: "an id cannot be empty")
         }
@@ -38,7 +38,7 @@ enum IdEncoding {
 
     /// The id a file name stands for, or `nil` when the name is not one `fileName(for:)`
     /// could have produced.
-    static func id(fromFileName name: String) -> String? {
+    package static func id(fromFileName name: String) -> String? {
         guard !name.isEmpty, name.utf8.count <= maximumNameLength else { return nil }
         var bytes: [UInt8] = []
         var iterator = name.utf8.makeIterator()
