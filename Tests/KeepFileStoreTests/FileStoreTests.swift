@@ -114,22 +114,29 @@ struct FileStoreTests {
 
         // The pair: a write creates the root, the store and the namespace directories it needs.
         try await FileStore(root: absentRoot).write(StorageKey(.cache, "c"), "v")
-        #expect(RawDisk.tree(directory.path) == ["not-yet", "not-yet/store", "not-yet/store/cache", "not-yet/store/cache/c"])
+        #expect(
+            RawDisk.tree(directory.path) == [
+                "not-yet", "not-yet/store", "not-yet/store/cache", "not-yet/store/cache/c",
+            ])
     }
 
     @Test(
         "a path-traversal id stays inside its namespace",
         arguments: [
-            ("../../boot", "~2e~2e~2f~2e~2e~2fboot"), ("..", "~2e~2e"), (".", "~2e"), ("../settings/x", "~2e~2e~2fsettings~2fx"),
+            ("../../boot", "~2e~2e~2f~2e~2e~2fboot"), ("..", "~2e~2e"), (".", "~2e"),
+            ("../settings/x", "~2e~2e~2fsettings~2fx"),
             ("/etc/passwd", "~2fetc~2fpasswd"), ("a/../../b", "a~2f~2e~2e~2f~2e~2e~2fb"),
-            ("..\\..\\boot", "~2e~2e~5c~2e~2e~5cboot"), ("~2e~2e~2f", "~7e2e~7e2e~7e2f"), ("%2e%2e%2f", "~252e~252e~252f"),
-            ("\u{0}../x", "~00~2e~2e~2fx"), ("chats/../../../../tmp/x", "chats~2f~2e~2e~2f~2e~2e~2f~2e~2e~2f~2e~2e~2ftmp~2fx"),
+            ("..\\..\\boot", "~2e~2e~5c~2e~2e~5cboot"), ("~2e~2e~2f", "~7e2e~7e2e~7e2f"),
+            ("%2e%2e%2f", "~252e~252e~252f"),
+            ("\u{0}../x", "~00~2e~2e~2fx"),
+            ("chats/../../../../tmp/x", "chats~2f~2e~2e~2f~2e~2e~2f~2e~2e~2f~2e~2e~2ftmp~2fx"),
         ])
     func aPathTraversalIdStaysInsideItsNamespace(_ id: String, _ fileName: String) async throws {
         let directory = try TemporaryDirectory()
         let store = try FileStore(root: directory.appending("root"))
         try await store.write(StorageKey(.chats, id), "kept inside")
-        #expect(RawDisk.tree(directory.path) == ["root", "root/store", "root/store/chats", "root/store/chats/\(fileName)"])
+        #expect(
+            RawDisk.tree(directory.path) == ["root", "root/store", "root/store/chats", "root/store/chats/\(fileName)"])
         #expect(try await store.read(StorageKey(.chats, id)) == "kept inside")
         #expect(try await store.listIds(.chats) == [id])
         try await store.remove(StorageKey(.chats, id))
@@ -153,7 +160,8 @@ struct FileStoreTests {
         let calls = recorder.calls
         // The scan sees a path when a call names it: the rewritten chat's own file is there.
         #expect(calls.contains { Self.names($0, directory.appending("store/chats/c1")) })
-        #expect(!calls.contains { Self.names($0, other) }, "a call touched c2: \(calls.filter { Self.names($0, other) })")
+        #expect(
+            !calls.contains { Self.names($0, other) }, "a call touched c2: \(calls.filter { Self.names($0, other) })")
         #expect(RawDisk.identity(other) == before, "c2's file was replaced or modified")
         #expect(try await store.read(StorageKey(.chats, "c2")) == "second chat")
     }
@@ -198,7 +206,8 @@ struct FileStoreTests {
     @Test(
         "a value is its UTF-8 bytes and nothing else",
         arguments: [
-            "hello", "", "line\n", "crlf\r\n", "lone cr\r", "nul\u{0}inside", "\u{FEFF}starts with a BOM", "e\u{301} decomposed",
+            "hello", "", "line\n", "crlf\r\n", "lone cr\r", "nul\u{0}inside", "\u{FEFF}starts with a BOM",
+            "e\u{301} decomposed",
             "\u{E9} composed", "🙂👩‍👩‍👧", "{\"json\": [1, 2]}", "trailing spaces   ", "\u{7F}\u{1}\u{1B}[31m",
             String(repeating: "ü", count: 100_000),
         ])
@@ -213,7 +222,9 @@ struct FileStoreTests {
 
     @Test(
         "a file that is not valid UTF-8 reads as corrupt, and is left as it is",
-        arguments: [[0xff], [0x61, 0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x6f, 0x6b, 0xfe]]
+        arguments: [
+            [0xff], [0x61, 0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x6f, 0x6b, 0xfe],
+        ]
             as [[UInt8]])
     func aFileThatIsNotUTF8IsCorrupt(_ bytes: [UInt8]) async throws {
         let directory = try TemporaryDirectory()

@@ -160,7 +160,8 @@ struct IdEncodingTests {
     // MARK: - Nasty ids
 
     static let fixedNastyIds: [String] = [
-        "", "a", "A", "..", ".", "/", "//", "\\", "\u{0}", "\u{0}\u{0}", "~", "~~", "~7e", "~2E", "-", "_", " ", "\t", "\n",
+        "", "a", "A", "..", ".", "/", "//", "\\", "\u{0}", "\u{0}\u{0}", "~", "~~", "~7e", "~2E", "-", "_", " ", "\t",
+        "\n",
         "\r\n", "%2e%2e", ".keep-tmp-0123", "CON", "nul", "aux.txt", "é", "e\u{301}", "\u{301}", "\u{301}start",
         "🙂", "👩‍👩‍👧", "🇫🇷", "\u{FEFF}", "\u{200B}", "\u{202E}evil", "\u{10FFFF}", "\u{FFFD}", "中文", "İ", "ı",
         "ß", "Σς", "ﬁ", "\u{7F}", String(repeating: "a", count: 255), String(repeating: "a", count: 256),
