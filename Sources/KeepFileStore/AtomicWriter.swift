@@ -43,11 +43,11 @@ struct AtomicWriter: Sendable {
             do throws(StorageError) {
                 // 1. A new temp file beside the target: the bytes never land over the old value.
                 file = try calls.create(temp, mode: Self.fileMode)
-            } catch  where error.errno == ENOENT && !createdDirectory {
+            } catch let error where error.errno == ENOENT && !createdDirectory {
                 try makeDirectory(directory)
                 createdDirectory = true
                 continue
-            } catch  where error.errno == EEXIST {
+            } catch let error where error.errno == EEXIST {
                 continue  // another writer has this name: draw another
             }
             guard try claim(file) else { continue }
@@ -86,7 +86,7 @@ struct AtomicWriter: Sendable {
         let names: [String]
         do throws(StorageError) {
             names = try calls.listDirectory(directory)
-        } catch  where error.errno == ENOENT {
+        } catch let error where error.errno == ENOENT {
             return  // nothing was ever written here
         }
         for name in names where name.hasPrefix(Self.tempPrefix) {
@@ -137,9 +137,9 @@ struct AtomicWriter: Sendable {
     func makeDirectory(_ directory: String) throws(StorageError) {
         do throws(StorageError) {
             try calls.makeDirectory(directory, mode: Self.directoryMode)
-        } catch  where error.errno == EEXIST {
+        } catch let error where error.errno == EEXIST {
             return
-        } catch  where error.errno == ENOENT && Self.parent(of: directory) != directory {
+        } catch let error where error.errno == ENOENT && Self.parent(of: directory) != directory {
             try makeDirectory(Self.parent(of: directory))
             try makeDirectory(directory)
             return

@@ -77,7 +77,7 @@ public actor BlobFileStore: StoragePort {
         let bytes: [UInt8]
         do throws(StorageError) {
             bytes = try writer.calls.readFile(path)
-        } catch  where error.errno == ENOENT {
+        } catch let error where error.errno == ENOENT {
             return BlobDocument()
         }
         return try BlobDocument(parsing: bytes, path: path)

@@ -60,7 +60,7 @@ public struct FileStore: StoragePort {
         let bytes: [UInt8]
         do throws(StorageError) {
             bytes = try calls.readFile(path)
-        } catch  where error.errno == ENOENT {
+        } catch let error where error.errno == ENOENT {
             return nil  // no file, or no namespace directory yet: never written
         }
         guard let value = String(validating: bytes, as: UTF8.self) else {
@@ -78,7 +78,7 @@ public struct FileStore: StoragePort {
         let path = try self.path(key, "remove")
         do throws(StorageError) {
             try calls.unlink(path)
-        } catch  where error.errno == ENOENT {
+        } catch let error where error.errno == ENOENT {
             return  // absent already: nothing to remove, nothing to flush
         }
         // The removal durable: without this a power cut can bring the value back.
@@ -95,7 +95,7 @@ public struct FileStore: StoragePort {
         for entry in entries {
             do throws(StorageError) {
                 try calls.unlink(AtomicWriter.join(directory, entry.name))
-            } catch  where error.errno == ENOENT {
+            } catch let error where error.errno == ENOENT {
                 continue  // removed meanwhile by someone else
             }
         }
@@ -109,7 +109,7 @@ public struct FileStore: StoragePort {
         let names: [String]
         do throws(StorageError) {
             names = try calls.listDirectory(directory(namespace))
-        } catch  where error.errno == ENOENT {
+        } catch let error where error.errno == ENOENT {
             return []  // nothing was ever written in this namespace
         }
         return names.compactMap { name in IdEncoding.id(fromFileName: name).map { (id: $0, name: name) } }
