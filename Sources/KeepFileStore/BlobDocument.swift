@@ -118,7 +118,7 @@ struct BlobDocument {
 
     /// `string` as JSON text: quotes, backslashes and control characters escaped, and the
     /// three characters some JSON readers drop or choke on raw (U+FEFF, U+2028, U+2029) as
-    /// `\\u` escapes; every other character as its own UTF-8.
+    /// `\u` escapes; every other character as its own UTF-8.
     static func quoted(_ string: String) -> [UInt8] {
         let bytes = Array(string.utf8)
         var out: [UInt8] = [UInt8(ascii: "\"")]
@@ -263,8 +263,8 @@ private struct JSONScanner {
                     }
                 default: throw fail("an unknown escape")
                 }
-            case 0x00..<0x20: throw fail("a control character inside a string")
-            default: decoded.append(byte)
+            default:  // the plain run stops only at a quote, a backslash, or a control character
+                throw fail("a control character inside a string")
             }
         }
     }

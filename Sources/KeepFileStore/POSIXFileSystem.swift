@@ -143,7 +143,9 @@ package struct POSIXFileSystem: FileSystemCalls {
         }
         var content: [UInt8] = []
         content.reserveCapacity(Int(status.st_size))
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        // Sized to the file and one byte more, so a whole value usually takes one read and
+        // the end of file the next; a file that grew meanwhile is read on to its end.
+        var chunk = [UInt8](repeating: 0, count: min(max(Int(status.st_size) + 1, 4096), 16 << 20))
         while true {
             let count = chunk.withUnsafeMutableBytes { systemRead(file.descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
