@@ -58,10 +58,8 @@ enum RawDisk {
     /// Creates a file whose name is raw `name` bytes (which need not be UTF-8) in `directory`.
     static func plant(rawName name: [UInt8], in directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let path = Array(directory.utf8) + [UInt8(ascii: "/")] + name + [0]
-        let descriptor = path.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o600) }
-        }
+        let path = (Array(directory.utf8) + [UInt8(ascii: "/")] + name + [0]).map { CChar(bitPattern: $0) }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
         close(descriptor)
     }
