@@ -57,6 +57,8 @@ let package = Package(
         .testTarget(name: "KeepCoreTests", dependencies: ["KeepCore", "KeepConformance", "KeepFileStore"]),
         .testTarget(name: "KeepAppTests", dependencies: ["KeepApp", "KeepConformance"]),
         .testTarget(name: "KeepEndToEndTests", dependencies: ["KeepPorts"]),
+        // keep-bench --quick's code paths and the shape of its output; never a timing.
+        .testTarget(name: "KeepBenchTests", dependencies: ["keep-bench", "KeepConformance"]),
     ],
     swiftLanguageModes: [.v6]
 )
