@@ -1,1 +1,6 @@
-print("keep-bench: not built yet")
+import Foundation
+
+// keep-bench: the benchmarks, side by side with their baselines. See `keep-bench --help`.
+exit(
+    await KeepBench.main(
+        arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

@@ -1,0 +1,96 @@
+/// What one run measured, as the table, the chart and `--json` show it.
+///
+/// Times are seconds per operation. A row's `ratio` is against its comparison's
+/// baseline, as ``Comparison`` defines it for the metric.
+struct BenchReport: Sendable, Codable {
+    /// When the run started, ISO 8601 in UTC.
+    let date: String
+    /// `"release"` or `"debug"`: a debug build's figures are not representative.
+    let build: String
+    let quick: Bool
+    let machine: Machine
+    /// The directory the run worked in, and why there.
+    let directory: String
+    let placement: String
+    let warmUp: Int
+    let repetitions: Int
+    var scenarios: [ScenarioReport]
+    var targets: [TargetVerdict]
+}
+
+/// One scenario's comparisons, or why it was skipped, or how it failed.
+struct ScenarioReport: Sendable, Codable {
+    let id: ScenarioID
+    let summary: String
+    /// Why the scenario did not run here (no Secret Service, a part not landed yet).
+    var skipped: String?
+    /// The error that stopped it: a failure of a store or a baseline, never expected.
+    var failed: String?
+    var comparisons: [ComparisonReport]
+}
+
+/// One comparison's rows, the baseline among them.
+struct ComparisonReport: Sendable, Codable {
+    let title: String
+    let metric: Comparison.Metric
+    let operation: String
+    let baseline: String
+    let rows: [RowReport]
+    let notMeasured: [NotMeasured]
+
+    /// The row called `name`.
+    func row(_ name: String) -> RowReport? {
+        rows.first { $0.name == name }
+    }
+}
+
+/// One contender's figures.
+struct RowReport: Sendable, Codable {
+    let name: String
+    let note: String?
+    let count: Int?
+    /// Seconds per operation.
+    let seconds: Spread
+    /// Operations per second at the median (and at p10/p90 of time, swapped), for a
+    /// throughput comparison.
+    let perSecond: PerSecond?
+    /// Against the baseline: time over its time for latency, rate over its rate for throughput.
+    let ratio: Double
+    let isBaseline: Bool
+
+    struct PerSecond: Sendable, Codable {
+        let median: Double
+        let low: Double
+        let high: Double
+    }
+}
+
+extension ComparisonReport {
+    /// The report for `comparison` from its contenders' samples (in the same order).
+    /// Contenders without samples are left out; the ratio is 0 when the baseline has none.
+    init(_ comparison: Comparison, samples: [[Double]]) {
+        let spreads = zip(comparison.contenders, samples).compactMap { contender, values in
+            Spread(values).map { (contender, $0) }
+        }
+        let base = spreads.first { $0.0.name == comparison.baseline }?.1.median
+        rows = spreads.map { contender, spread in
+            let ratio: Double
+            if let base, base > 0, spread.median > 0 {
+                ratio = comparison.metric == .latency ? spread.median / base : base / spread.median
+            } else {
+                ratio = 0
+            }
+            let perSecond =
+                comparison.metric == .throughput && spread.median > 0
+                ? RowReport.PerSecond(median: 1 / spread.median, low: 1 / spread.p90, high: 1 / spread.p10) : nil
+            return RowReport(
+                name: contender.name, note: contender.note, count: contender.count, seconds: spread,
+                perSecond: perSecond, ratio: ratio, isBaseline: contender.name == comparison.baseline)
+        }
+        title = comparison.title
+        metric = comparison.metric
+        operation = comparison.operation
+        baseline = comparison.baseline
+        notMeasured = comparison.notMeasured
+    }
+}

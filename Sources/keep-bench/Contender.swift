@@ -1,0 +1,31 @@
+/// One thing measured in a comparison: a Keep store or a baseline, doing the same work.
+///
+/// `sample` does `operationsPerSample` operations and returns; the sampler times it and
+/// divides. A contender whose operations are very slow sets `sampleLimit`, and then also
+/// warms up only once; its note says so.
+struct Contender: Sendable {
+    /// The row's name in the table: `"file store"`, `"SQLite WAL, synchronous=FULL"`.
+    let name: String
+    /// A word the table prints beside the name: `"NOT DURABLE"`, a bound.
+    var note: String?
+    /// The scenario's count for this row (keys already held, writers), for charts.
+    var count: Int?
+    /// Operations one call of `sample` performs.
+    var operationsPerSample = 1
+    /// At most this many samples are kept; `nil` for the scale's repetitions.
+    var sampleLimit: Int?
+    /// Performs one sample's operations; throws when one of them fails.
+    let sample: @Sendable () async throws -> Void
+
+    init(
+        _ name: String, note: String? = nil, count: Int? = nil, operationsPerSample: Int = 1, sampleLimit: Int? = nil,
+        sample: @escaping @Sendable () async throws -> Void
+    ) {
+        self.name = name
+        self.note = note
+        self.count = count
+        self.operationsPerSample = operationsPerSample
+        self.sampleLimit = sampleLimit
+        self.sample = sample
+    }
+}

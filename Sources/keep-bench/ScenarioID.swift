@@ -1,0 +1,23 @@
+/// The scenarios keep-bench can run, by the name `--scenario` takes, in the order they run.
+enum ScenarioID: String, CaseIterable, Sendable, Codable {
+    case durableWrite = "durable-write"
+    case scaling
+    case reads
+    case concurrentWriters = "concurrent-writers"
+    case sealing
+    case secrets
+    case startup
+
+    /// One line for `--help` and for the report.
+    var summary: String {
+        switch self {
+        case .durableWrite: "one durable write of 1 KiB and 64 KiB, against the flush floor, SQLite and others"
+        case .scaling: "writing one key when the namespace already holds 10 to 100,000 keys"
+        case .reads: "read latency, and listing 10,000 chats, against reading every file raw"
+        case .concurrentWriters: "durable writes per second with 1, 4 and 16 writers, against SQLite"
+        case .sealing: "seal and open of 1 KiB and 64 KiB through the sealing port, against raw EVP"
+        case .secrets: "has, get and set on the Secret Service (run inside scripts/with-keyring)"
+        case .startup: "`keep chats --json` over 10,000 chats, as a whole process"
+        }
+    }
+}
