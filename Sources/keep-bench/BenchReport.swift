@@ -1,7 +1,7 @@
 /// What one run measured, as the table, the chart and `--json` show it.
 ///
 /// Times are seconds per operation. A row's `ratio` is against its comparison's
-/// baseline, as ``Comparison`` defines it for the metric.
+/// baseline, as ``Comparison`` defines it for the metric, taken round by round.
 struct BenchReport: Sendable, Codable {
     /// When the run started, ISO 8601 in UTC.
     let date: String
@@ -54,7 +54,8 @@ struct RowReport: Sendable, Codable {
     /// Operations per second at the median (and at p10/p90 of time, swapped), for a
     /// throughput comparison.
     let perSecond: PerSecond?
-    /// Against the baseline: time over its time for latency, rate over its rate for throughput.
+    /// Against the baseline, round by round (see ``ComparisonReport/init(_:samples:)``): time
+    /// over its time for latency, rate over its rate for throughput.
     let ratio: Double
     let isBaseline: Bool
 
@@ -66,26 +67,29 @@ struct RowReport: Sendable, Codable {
 }
 
 extension ComparisonReport {
-    /// The report for `comparison` from its contenders' samples (in the same order).
-    /// Contenders without samples are left out; the ratio is 0 when the baseline has none.
-    init(_ comparison: Comparison, samples: [[Double]]) {
-        let spreads = zip(comparison.contenders, samples).compactMap { contender, values in
-            Spread(values).map { (contender, $0) }
-        }
-        let base = spreads.first { $0.0.name == comparison.baseline }?.1.median
-        rows = spreads.map { contender, spread in
-            let ratio: Double
-            if let base, base > 0, spread.median > 0 {
-                ratio = comparison.metric == .latency ? spread.median / base : base / spread.median
-            } else {
-                ratio = 0
+    /// The report for `comparison` from its contenders' samples by round (in the same
+    /// order). Contenders without samples are left out.
+    ///
+    /// A row's ratio is the median, over the rounds both took part in, of its sample
+    /// against the baseline's sample of the same round. Samples taken moments apart saw the
+    /// same machine, so a disk or a neighbour that slows down for a while moves both sides
+    /// of each ratio, where it would move a ratio of two medians. It is 0 when no round
+    /// has both.
+    init(_ comparison: Comparison, samples: [[Double?]]) {
+        let base = zip(comparison.contenders, samples).first { $0.0.name == comparison.baseline }?.1 ?? []
+        rows = zip(comparison.contenders, samples).compactMap { contender, rounds in
+            guard let spread = Spread(rounds.compactMap { $0 }) else { return nil }
+            let ratios = zip(rounds, base).compactMap { mine, theirs -> Double? in
+                guard let mine, let theirs, mine > 0, theirs > 0 else { return nil }
+                return comparison.metric == .latency ? mine / theirs : theirs / mine
             }
             let perSecond =
                 comparison.metric == .throughput && spread.median > 0
                 ? RowReport.PerSecond(median: 1 / spread.median, low: 1 / spread.p90, high: 1 / spread.p10) : nil
             return RowReport(
                 name: contender.name, note: contender.note, count: contender.count, seconds: spread,
-                perSecond: perSecond, ratio: ratio, isBaseline: contender.name == comparison.baseline)
+                perSecond: perSecond, ratio: Spread(ratios)?.median ?? 0,
+                isBaseline: contender.name == comparison.baseline)
         }
         title = comparison.title
         metric = comparison.metric

@@ -1,8 +1,9 @@
 /// A table of contenders doing the same work, each compared with one of them, the baseline.
 ///
-/// For ``Metric/latency`` the ratio is a contender's median time over the baseline's
-/// (lower is better); for ``Metric/throughput`` it is its operations per second over the
-/// baseline's (higher is better). Rows that cannot be measured in this build say why.
+/// For ``Metric/latency`` the ratio is a contender's time over the baseline's (lower is
+/// better); for ``Metric/throughput`` it is its operations per second over the baseline's
+/// (higher is better); either way taken round by round, and the median kept. Rows that
+/// cannot be measured in this build say why.
 struct Comparison: Sendable {
     enum Metric: String, Sendable, Codable {
         /// Time per operation.

@@ -6,8 +6,8 @@ import KeepPorts
 /// against SQLite in WAL mode with `synchronous=FULL` and one row per transaction.
 ///
 /// A sample is every writer making ``Scale/writesPerWriter`` writes; its time over the
-/// number of writes is the time per write, and its inverse the rate. SQLite's writers run
-/// on threads of their own, sharing one connection (see ``SQLiteKeyValue``).
+/// number of writes is the time per write, and its inverse the rate. SQLite's writers are
+/// tasks too, queueing for its one connection (see ``SQLiteKeyValue``).
 struct ConcurrentWritersScenario: Scenario {
     let id = ScenarioID.concurrentWriters
     static let valueSize = 1024
@@ -27,7 +27,7 @@ struct ConcurrentWritersScenario: Scenario {
         // Every writer's key exists before the first sample, as an overwrite is what is measured.
         for writer in 0..<most {
             try await fileStore.write(StorageKey(.chats, Payload.id("w", writer)), values[writer])
-            try sqlite.put(Payload.id("w", writer), Array(values[writer].utf8))
+            try await sqlite.put(Payload.id("w", writer), Array(values[writer].utf8))
         }
         RawFile.flushEverything()
         let writes = scale.writesPerWriter
@@ -50,9 +50,14 @@ struct ConcurrentWritersScenario: Scenario {
                         Self.sqlite, note: "one row per transaction", count: writers,
                         operationsPerSample: writers * writes
                     ) {
-                        try await OwnThreads.run(writers) { writer in
-                            let bytes = Array(values[writer].utf8)
-                            for _ in 0..<writes { try sqlite.put(Payload.id("w", writer), bytes) }
+                        try await withThrowingTaskGroup(of: Void.self) { group in
+                            for writer in 0..<writers {
+                                group.addTask {
+                                    let bytes = Array(values[writer].utf8)
+                                    for _ in 0..<writes { try await sqlite.put(Payload.id("w", writer), bytes) }
+                                }
+                            }
+                            try await group.waitForAll()
                         }
                     },
                 ])

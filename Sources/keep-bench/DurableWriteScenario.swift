@@ -46,7 +46,7 @@ struct DurableWriteScenario: Scenario {
             let id = Payload.id("c", index)
             try await fileStore.write(StorageKey(.chats, id), Payload.text(size, seed: index))
             try await blobStore.write(StorageKey(.chats, id), Payload.text(size, seed: index))
-            try sqlite.put(id, Payload.bytes(size, seed: index))
+            try await sqlite.put(id, Payload.bytes(size, seed: index))
         }
         let raw = directory + "/raw"
         try RawFile.makeDirectories(raw)
@@ -64,7 +64,7 @@ struct DurableWriteScenario: Scenario {
                     try RawFile.overwriteInPlace(inPlace.descriptor, path: inPlace.path, value)
                 },
                 Contender(Self.fileStore) { try await fileStore.write(key, text) },
-                Contender(Self.sqlite, note: "one row per transaction") { try sqlite.put(key.id, value) },
+                Contender(Self.sqlite, note: "one row per transaction") { try await sqlite.put(key.id, value) },
                 Contender(Self.blobStore, note: "\(Self.keysHeld) keys in the file") {
                     try await blobStore.write(key, text)
                 },

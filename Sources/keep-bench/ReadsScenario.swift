@@ -40,7 +40,7 @@ struct ReadsScenario: Scenario {
             blob +=
                 Array("  \"keep.chats.\(id)\": \"".utf8) + value + Array((index == count - 1 ? "\"\n" : "\",\n").utf8)
         }
-        try sqlite.fill(count: count, prefix: "c", value: Payload.bytes(Self.valueSize))
+        try await sqlite.fill(count: count, prefix: "c", value: Payload.bytes(Self.valueSize))
         try RawFile.makeDirectories(directory + "/blob")
         try RawFile.create(directory + "/blob/store.json", blob + Array("}\n".utf8))
         RawFile.flushEverything()
@@ -63,7 +63,7 @@ struct ReadsScenario: Scenario {
                     for _ in 0..<reads { _ = try await fileStore.read(key) }
                 },
                 Contender(Self.sqliteRead, operationsPerSample: reads) {
-                    for _ in 0..<reads { _ = try sqlite.get(middle) }
+                    for _ in 0..<reads { _ = try await sqlite.get(middle) }
                 },
                 Contender(Self.blobRead, note: blobNote, sampleLimit: blobBound) { _ = try await blobStore.read(key) },
             ])

@@ -1,32 +1,22 @@
 internal import CSQLite
-import Synchronization
 
 /// A key/value table in SQLite, in WAL mode with `synchronous=FULL`, one row per
 /// transaction: the store a developer would reach for instead of files, as a baseline.
 ///
 /// `put` is one autocommitted `INSERT OR REPLACE`, so each call is one durable
-/// transaction (WAL, then an fsync of the log). Calls are serialised by a lock of its own:
-/// SQLite lets one writer at a time into a database, and one connection whose callers
-/// queue is the best it can do — separate connections would only add busy-wait sleeps.
-/// Every SQLite result is checked right after the call; statements are finalized and the
-/// connection closed when the value goes.
-final class SQLiteKeyValue: Sendable {
-    /// The connection and its two prepared statements, used only under the lock.
-    private let handles: Mutex<Handles>
-    let path: String
-
-    private struct Handles: ~Copyable {
-        let connection: OpaquePointer
-        let upsert: OpaquePointer
-        let select: OpaquePointer
-
-        deinit {
-            sqlite3_finalize(upsert)
-            sqlite3_finalize(select)
-            // close_v2 cannot fail once every statement is finalized.
-            sqlite3_close_v2(connection)
-        }
-    }
+/// transaction (the row appended to the log, then an fsync of the log). It is an actor on
+/// one connection, as KeepSealed's database is: SQLite lets one writer at a time into a
+/// database, so concurrent callers queue for the connection, which is the best it can do
+/// (separate connections would add busy-wait sleeps, and threads a lock handoff per
+/// commit). Every SQLite result is checked right after the call; statements are
+/// finalized and the connection closed when the actor goes.
+actor SQLiteKeyValue {
+    nonisolated let path: String
+    // `nonisolated(unsafe)` only so `deinit` can finalize and close them: the actor is
+    // their one user, and in `deinit` nothing else can reach them.
+    nonisolated(unsafe) private let connection: OpaquePointer
+    nonisolated(unsafe) private let upsert: OpaquePointer
+    nonisolated(unsafe) private let select: OpaquePointer
 
     /// Opens (creating) the database at `path` and its `kv` table.
     init(path: String) throws(BenchError) {
@@ -48,79 +38,61 @@ final class SQLiteKeyValue: Sendable {
                 connection, "CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID", answers: nil,
                 path)
             let upsert = try Self.prepare(connection, "INSERT OR REPLACE INTO kv (k, v) VALUES (?1, ?2)", path)
-            let select: OpaquePointer
             do throws(BenchError) {
                 select = try Self.prepare(connection, "SELECT v FROM kv WHERE k = ?1", path)
             } catch {
                 sqlite3_finalize(upsert)
                 throw error
             }
-            handles = Mutex(Handles(connection: connection, upsert: upsert, select: select))
+            self.upsert = upsert
         } catch {
             sqlite3_close_v2(connection)
             throw error
         }
+        self.connection = connection
+    }
+
+    deinit {
+        sqlite3_finalize(upsert)
+        sqlite3_finalize(select)
+        // close_v2 cannot fail once every statement is finalized.
+        sqlite3_close_v2(connection)
     }
 
     /// Stores `value` under `key` in a transaction of its own, durable when it returns.
     func put(_ key: String, _ value: [UInt8]) throws(BenchError) {
-        try handles.withLock { (handles) throws(BenchError) in
-            let statement = handles.upsert
-            // Reset on the way out, so the statement is ready for the next call and holds no lock.
-            defer {
-                sqlite3_reset(statement)
-                sqlite3_clear_bindings(statement)
-            }
-            try bind(handles.connection, statement, key, value)
-            let result = sqlite3_step(statement)
-            guard result == SQLITE_DONE else {
-                throw Self.failure(handles.connection, result, "sqlite3_step (INSERT)", path)
-            }
-        }
+        // Reset on the way out, so the statement is ready for the next call and holds no lock.
+        defer { sqlite3_reset(upsert) }
+        try bind(upsert, key, value)
+        let result = sqlite3_step(upsert)
+        guard result == SQLITE_DONE else { throw Self.failure(connection, result, "sqlite3_step (INSERT)", path) }
     }
 
-    /// The byte count of the value under `key`, or nil; reading the row is the work measured.
-    func get(_ key: String) throws(BenchError) -> Int? {
-        try handles.withLock { (handles) throws(BenchError) -> Int? in
-            let statement = handles.select
-            defer {
-                sqlite3_reset(statement)
-                sqlite3_clear_bindings(statement)
-            }
-            try bind(handles.connection, statement, key, nil)
-            let result = sqlite3_step(statement)
-            if result == SQLITE_DONE { return nil }
-            guard result == SQLITE_ROW else {
-                throw Self.failure(handles.connection, result, "sqlite3_step (SELECT)", path)
-            }
-            // The text is copied out, as a store handing back a String would.
-            guard let text = sqlite3_column_text(statement, 0) else { return 0 }
-            let count = Int(sqlite3_column_bytes(statement, 0))
-            return Array(UnsafeBufferPointer(start: text, count: count)).count
-        }
+    /// The value under `key` copied out, as a store handing back a value would; nil when absent.
+    func get(_ key: String) throws(BenchError) -> [UInt8]? {
+        defer { sqlite3_reset(select) }
+        try bind(select, key, nil)
+        let result = sqlite3_step(select)
+        if result == SQLITE_DONE { return nil }
+        guard result == SQLITE_ROW else { throw Self.failure(connection, result, "sqlite3_step (SELECT)", path) }
+        // The column's bytes are SQLite's until the reset: copy them before it.
+        guard let text = sqlite3_column_text(select, 0) else { return [] }
+        return Array(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(select, 0))))
     }
 
     /// Inserts `count` rows `prefix000000`… holding `value`, in one transaction: set-up only.
     func fill(count: Int, prefix: String, value: [UInt8]) throws(BenchError) {
-        try execute("BEGIN")
+        try Self.expect(connection, "BEGIN", answers: nil, path)
         for index in 0..<count {
             try put(Payload.id(prefix, index), value)
         }
-        try execute("COMMIT")
-    }
-
-    private func execute(_ sql: String) throws(BenchError) {
-        try handles.withLock { (handles) throws(BenchError) in
-            try Self.expect(handles.connection, sql, answers: nil, path)
-        }
+        try Self.expect(connection, "COMMIT", answers: nil, path)
     }
 
     /// Binds `key` (and `value` when given) as text. SQLITE_TRANSIENT (which Swift cannot
     /// spell: it is the destructor -1) makes SQLite copy each, because the Swift buffers
     /// are gone before the statement is stepped.
-    private func bind(
-        _ connection: OpaquePointer, _ statement: OpaquePointer, _ key: String, _ value: [UInt8]?
-    ) throws(BenchError) {
+    private func bind(_ statement: OpaquePointer, _ key: String, _ value: [UInt8]?) throws(BenchError) {
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         var result = key.withCString { sqlite3_bind_text(statement, 1, $0, -1, transient) }
         guard result == SQLITE_OK else { throw Self.failure(connection, result, "sqlite3_bind_text", path) }
@@ -169,9 +141,7 @@ final class SQLiteKeyValue: Sendable {
     )
         -> BenchError
     {
-        let message =
-            connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
-            ?? String(cString: sqlite3_errstr(result))
-        return BenchError(.library, call, "\(message) (SQLite result \(result)) in \(path)")
+        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        return BenchError(.library, call, "\(message ?? "SQLite error") (SQLite result \(result)) in \(path)")
     }
 }

@@ -6,10 +6,14 @@
 /// rotates by one each round, so no contender always follows the same one. A bounded
 /// contender (``Contender/sampleLimit``) warms up once and then takes part only in the
 /// first rounds it is allowed.
+///
+/// Samples are kept by round, so a contender can be compared with its baseline round by
+/// round: two samples taken moments apart saw the same machine.
 enum Sampler {
-    /// Each contender's samples, in seconds per operation, in the order given.
-    static func run(_ contenders: [Contender], scale: Scale) async throws -> [[Double]] {
-        var samples = Array(repeating: [Double](), count: contenders.count)
+    /// Each contender's samples in seconds per operation, in the order given: one entry per
+    /// measured round, `nil` for a round a bounded contender sat out.
+    static func run(_ contenders: [Contender], scale: Scale) async throws -> [[Double?]] {
+        var samples = Array(repeating: [Double?](repeating: nil, count: scale.repetitions), count: contenders.count)
         let rounds = scale.warmUp + scale.repetitions
         for round in 0..<rounds {
             for offset in 0..<contenders.count {
@@ -25,7 +29,7 @@ enum Sampler {
                 try await contender.sample()
                 let elapsed = clock.now - start
                 if round >= scale.warmUp {
-                    samples[index].append(seconds(elapsed) / Double(contender.operationsPerSample))
+                    samples[index][round - scale.warmUp] = seconds(elapsed) / Double(contender.operationsPerSample)
                 }
             }
         }

@@ -47,8 +47,8 @@ enum TableRenderer {
     private static func table(_ comparison: ComparisonReport) -> [String] {
         let heading =
             comparison.metric == .latency
-            ? "time per \(comparison.operation); ratio = time ÷ the baseline's, lower is better"
-            : "\(comparison.operation)s per second; ratio = rate ÷ the baseline's, higher is better"
+            ? "time per \(comparison.operation); ratio = time ÷ the baseline's in the same round (median), lower is better"
+            : "\(comparison.operation)s per second; ratio = rate ÷ the baseline's in the same round (median), higher is better"
         var out = [
             "### \(comparison.title)", "", "Baseline: \(comparison.baseline); \(heading).", "",
             "| ratio | contender | median | p10 – p90 | samples |", "| ---: | --- | ---: | ---: | ---: |",

@@ -16,7 +16,7 @@ struct SamplerTests {
         let samples = try await Sampler.run(contenders, scale: scale)
         #expect(calls.withLock { $0 } == ["A", "B", "C", "B", "C", "A", "C", "A", "B", "A", "B", "C"])
         // The warm-up round is run, and thrown away.
-        #expect(samples.map(\.count) == [3, 3, 3])
+        #expect(samples.map { $0.compactMap { $0 }.count } == [3, 3, 3])
     }
 
     @Test("a bounded contender warms up once and stops at its bound, among the others' measured rounds")
@@ -30,13 +30,39 @@ struct SamplerTests {
         scale.warmUp = 3
         scale.repetitions = 5
         let samples = try await Sampler.run(contenders, scale: scale)
-        #expect(samples.map(\.count) == [5, 2])
+        #expect(
+            samples.map { $0.map { $0 != nil } } == [
+                Array(repeating: true, count: 5), [true, true, false, false, false],
+            ])
         // The slow one warms up in round 2, the others' last warm-up, and is measured in rounds
         // 3 and 4, the others' first measured ones; the order rotates each round.
         #expect(
             calls.withLock { $0 } == [
                 "fast", "fast", "fast", "slow", "slow", "fast", "fast", "slow", "fast", "fast", "fast",
             ])
+    }
+
+    @Test("a ratio is taken round by round against the baseline, and the median of those kept")
+    func ratiosArePaired() throws {
+        let comparison = Comparison(
+            title: "t", metric: .latency, operation: "write", baseline: "base",
+            contenders: [Contender("base") {}, Contender("other") {}, Contender("bounded", sampleLimit: 1) {}])
+        // The machine slows tenfold in round 2; "other" stays twice the baseline in every round.
+        let report = ComparisonReport(
+            comparison, samples: [[1, 1, 10, 10, 10], [2, 2, 20, 20, 20], [3, nil, nil, nil, nil]])
+        #expect(report.row("base")?.ratio == 1)
+        #expect(report.row("other")?.ratio == 2)
+        #expect(report.row("bounded")?.ratio == 3)
+        // A ratio of medians would call it 0.3×: its one sample fell in a fast round, and the
+        // baseline's median in a slow one.
+        #expect(report.row("bounded")?.seconds.median == 3)
+
+        let rates = Comparison(
+            title: "t", metric: .throughput, operation: "write", baseline: "base",
+            contenders: [Contender("base") {}, Contender("faster") {}])
+        let rateReport = ComparisonReport(rates, samples: [[1, 10], [0.5, 5]])
+        #expect(rateReport.row("faster")?.ratio == 2)
+        #expect(rateReport.row("faster")?.perSecond?.median == 1 / 2.75)
     }
 
     @Test(
