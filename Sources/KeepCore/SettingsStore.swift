@@ -209,7 +209,8 @@ public final class SettingsStore: Sendable {
             do {
                 text = try JSONValue.text(of: Self.plainOnly(next.fields, defs: defsByKey))
             } catch {
-                throw .refused(key: key, reason: "\(key) could not be written as JSON")
+                throw .storage(
+                    StorageError(code: .io, operation: "encode", path: Self.key.description, reason: "it could not be encoded as JSON"))
             }
             do throws(StorageError) {
                 try await storage.write(Self.key, text)
