@@ -83,6 +83,8 @@ enum JSONValue: Sendable, Equatable, Codable {
     /// trailing newline: a file a person can edit and a diff can compare. Throws only for
     /// a number JSON cannot hold (infinity, NaN), which nothing accepted can be.
     static func text(of fields: [String: JSONValue]) throws -> String {
+        // The encoder prints an empty object over three lines; a person expects `{}`.
+        if fields.isEmpty { return "{}\n" }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(JSONValue.object(fields)), as: UTF8.self) + "\n"
