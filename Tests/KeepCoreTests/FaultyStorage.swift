@@ -5,15 +5,17 @@ import KeepPorts
 #endif
 
 /// A `StoragePort` over another that fails chosen operations with a chosen errno, as a
-/// refused or full disk does, and counts the calls it passes on.
+/// refused or full disk does, and counts the calls it passes on and the keys it wrote.
 actor FaultyStorage: StoragePort {
     enum Operation: Hashable, Sendable {
         case read, write, remove, list, clear
     }
 
     private let base: any StoragePort
-    private var faults: [Operation: (error: StorageError, only: StorageKey?)] = [:]
+    private var faults: [Operation: (error: StorageError?, errno: Int32, only: StorageKey?)] = [:]
     private(set) var calls: [Operation: Int] = [:]
+    /// The keys written through this adapter, in order.
+    private(set) var written: [StorageKey] = []
 
     init(_ base: any StoragePort) {
         self.base = base
@@ -22,12 +24,12 @@ actor FaultyStorage: StoragePort {
     /// From now on, `operations` fail as a system call failing with `errno` does (on
     /// `only`, when given).
     func fail(_ operations: Set<Operation>, errno: Int32 = EACCES, only: StorageKey? = nil) {
-        fail(operations, with: .system("injected fault", path: only?.description ?? "store", errno: errno), only: only)
+        for operation in operations { faults[operation] = (nil, errno, only) }
     }
 
     /// From now on, `operations` throw `error` (on `only`, when given).
     func fail(_ operations: Set<Operation>, with error: StorageError, only: StorageKey? = nil) {
-        for operation in operations { faults[operation] = (error, only) }
+        for operation in operations { faults[operation] = (error, 0, only) }
     }
 
     /// Every operation works again.
@@ -43,6 +45,7 @@ actor FaultyStorage: StoragePort {
     func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         try check(.write, key)
         try await base.write(key, value)
+        written.append(key)
     }
 
     func remove(_ key: StorageKey) async throws(StorageError) {
@@ -64,6 +67,6 @@ actor FaultyStorage: StoragePort {
         calls[operation, default: 0] += 1
         guard let fault = faults[operation] else { return }
         if let only = fault.only, only != key { return }
-        throw fault.error
+        throw fault.error ?? .system("\(operation)", path: key?.description ?? "the namespace", errno: fault.errno)
     }
 }
