@@ -71,7 +71,9 @@ public enum SettingRegistry {
     /// Reads the ref ``apiKeyRef(_:)`` names through the whole ``SecretsPort``, which a
     /// settings screen never holds. Throws ``SettingsError/secrets(_:)`` when the keychain
     /// cannot be reached.
-    public static func apiKeyFor(secrets: any SecretsPort, settings: SettingsStore) async throws(SettingsError)
+    public static func apiKeyFor(
+        secrets: any SecretsPort, settings: SettingsStore
+    ) async throws(SettingsError)
         -> String?
     {
         try await readSecret(secrets: secrets, ref: try apiKeyRef(settings))

@@ -8,7 +8,9 @@ import KeepPorts
 /// the defaults and ``SettingsStore/health`` says what happened. The engine is the
 /// user's last choice (``AppCore/engineKey``) when one is set, else `defaultEngine`.
 /// Failures after boot (listing chats, say) are the caller's to show where they happen.
-public func boot(storage: any StoragePort, secrets: any SecretsPort, defs: [SettingDef], defaultEngine: String) async
+public func boot(
+    storage: any StoragePort, secrets: any SecretsPort, defs: [SettingDef], defaultEngine: String
+) async
     -> BootResult
 {
     let settings = SettingsStore(storage: storage, secrets: secrets, defs: defs)

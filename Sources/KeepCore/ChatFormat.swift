@@ -74,7 +74,8 @@ enum ChatFormat {
             guard let role = ChatMessage.Role(rawValue: message.role) else {
                 throw Unreadable(reason: "message \(index) has a role that is neither user nor assistant")
             }
-            messages.append(ChatMessage(role: role, text: message.text, time: try time(message.time, "message \(index)")))
+            messages.append(
+                ChatMessage(role: role, text: message.text, time: try time(message.time, "message \(index)")))
         }
         return Chat(
             id: record.id, title: record.title, messages: messages, created: try time(record.created, "created"),

@@ -76,7 +76,9 @@ public struct ChatRepository: Sendable {
             text = try ChatFormat.text(of: chat)
         } catch {
             throw .storage(
-                StorageError(code: .io, operation: "encode", path: key(chat.id).description, reason: "it could not be encoded as JSON"))
+                StorageError(
+                    code: .io, operation: "encode", path: key(chat.id).description,
+                    reason: "it could not be encoded as JSON"))
         }
         try await withStorage { () async throws(StorageError) in try await storage.write(key(chat.id), text) }
     }
@@ -97,7 +99,8 @@ public struct ChatRepository: Sendable {
     /// random hex digits (`20250614-153012-3fa9c1`), so ids sort by age and every
     /// character is stored literally by the file store.
     public func newId() async throws(ChatError) -> String {
-        let parts = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC") ?? .gmt, from: now())
+        let parts = Calendar(identifier: .gregorian).dateComponents(
+            in: TimeZone(identifier: "UTC") ?? .gmt, from: now())
         let stamp = String(
             format: "%04d%02d%02d-%02d%02d%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0,
             parts.minute ?? 0, parts.second ?? 0)

@@ -27,7 +27,9 @@ public actor ChatSession {
     }
 
     /// A session on a new chat with a fresh id; nothing is stored until its first turn.
-    public static func start(repository: ChatRepository, now: @escaping @Sendable () -> Date = { Date() })
+    public static func start(
+        repository: ChatRepository, now: @escaping @Sendable () -> Date = { Date() }
+    )
         async throws(ChatError) -> ChatSession
     {
         let id = try await repository.newId()
@@ -38,7 +40,9 @@ public actor ChatSession {
     /// A session on the stored chat `id`, or on a new chat of that id when only its draft is
     /// stored (its first answer never came); `nil` when there is neither. Throws
     /// ``ChatError/unreadable(_:)`` for a chat that cannot be read.
-    public static func open(_ id: String, repository: ChatRepository, now: @escaping @Sendable () -> Date = { Date() })
+    public static func open(
+        _ id: String, repository: ChatRepository, now: @escaping @Sendable () -> Date = { Date() }
+    )
         async throws(ChatError) -> ChatSession?
     {
         if let chat = try await repository.read(id) {

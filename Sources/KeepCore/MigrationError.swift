@@ -16,7 +16,8 @@ public struct MigrationError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     public var description: String {
-        var text = "the one-time migration from the old store did not finish (\(copied) copied, \(failures.count) failed"
+        var text =
+            "the one-time migration from the old store did not finish (\(copied) copied, \(failures.count) failed"
         text += "; it will be retried at the next launch)"
         if let first = failures.first { text += ": \(first)" }
         return text

@@ -10,7 +10,9 @@ import KeepPorts
 /// Throws ``SettingsError/unknownKey(_:)`` or ``SettingsError/notSecret(_:)`` for a key
 /// that names no secret setting in `defs`, and ``SettingsError/secrets(_:)`` when the
 /// keychain cannot be reached (never `nil` for that).
-public func readSecretSetting(secrets: any SecretsPort, defs: [SettingDef], key: String)
+public func readSecretSetting(
+    secrets: any SecretsPort, defs: [SettingDef], key: String
+)
     async throws(SettingsError) -> String?
 {
     guard let def = defs.first(where: { $0.key == key }) else { throw .unknownKey(key) }

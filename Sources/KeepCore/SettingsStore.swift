@@ -138,7 +138,8 @@ public final class SettingsStore: Sendable {
                 continue
             }
             guard let scalar = field.scalar else {
-                loaded.refusals.append(SettingRefusal(key: key, reason: "\(key) must be \(def.rule), not a list or object"))
+                loaded.refusals.append(
+                    SettingRefusal(key: key, reason: "\(key) must be \(def.rule), not a list or object"))
                 loaded.kept[key] = field
                 continue
             }
@@ -210,7 +211,9 @@ public final class SettingsStore: Sendable {
                 text = try JSONValue.text(of: Self.plainOnly(next.fields, defs: defsByKey))
             } catch {
                 throw .storage(
-                    StorageError(code: .io, operation: "encode", path: Self.key.description, reason: "it could not be encoded as JSON"))
+                    StorageError(
+                        code: .io, operation: "encode", path: Self.key.description,
+                        reason: "it could not be encoded as JSON"))
             }
             do throws(StorageError) {
                 try await storage.write(Self.key, text)

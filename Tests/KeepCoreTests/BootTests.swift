@@ -16,7 +16,8 @@ struct BootTests {
         let storage = FaultyStorage(try kind.fixture().open())
         await storage.fail([.read, .write, .list], errno: fault.errno)
 
-        let result = await boot(storage: storage, secrets: MemorySecrets(), defs: TestSettings.defs, defaultEngine: "echo")
+        let result = await boot(
+            storage: storage, secrets: MemorySecrets(), defs: TestSettings.defs, defaultEngine: "echo")
 
         guard case .failed(let reason, let detail) = result else {
             Issue.record("boot succeeded on a store that cannot be read")
@@ -29,7 +30,8 @@ struct BootTests {
 
         // The pair: the same store, reachable again, boots.
         await storage.heal()
-        let healed = await boot(storage: storage, secrets: MemorySecrets(), defs: TestSettings.defs, defaultEngine: "echo")
+        let healed = await boot(
+            storage: storage, secrets: MemorySecrets(), defs: TestSettings.defs, defaultEngine: "echo")
         guard case .ready = healed else {
             Issue.record("boot failed on a healthy store: \(healed)")
             return
@@ -39,8 +41,9 @@ struct BootTests {
     @Test("a storage failure while the chat list loads stays local", arguments: StoreKind.allCases)
     func aListFailureStaysLocal(kind: StoreKind) async throws {
         let storage = FaultyStorage(try kind.fixture().open())
-        guard case .ready(let core) = await boot(
-            storage: storage, secrets: MemorySecrets(), defs: TestSettings.defs, defaultEngine: "echo")
+        guard
+            case .ready(let core) = await boot(
+                storage: storage, secrets: MemorySecrets(), defs: TestSettings.defs, defaultEngine: "echo")
         else {
             Issue.record("boot failed")
             return
@@ -74,19 +77,22 @@ struct BootTests {
     @Test("the chosen engine is honoured on the next launch", arguments: StoreKind.allCases)
     func theChosenEngineIsHonoured(kind: StoreKind) async throws {
         let fixture = try kind.fixture()
-        let first = try Self.ready(await boot(
-            storage: try fixture.open(), secrets: MemorySecrets(), defs: TestSettings.defs, defaultEngine: "echo"))
+        let first = try Self.ready(
+            await boot(
+                storage: try fixture.open(), secrets: MemorySecrets(), defs: TestSettings.defs, defaultEngine: "echo"))
         #expect(first.engineId == "echo")
         try await first.settings.set(AppCore.engineKey, .string("remote"))
 
-        let second = try Self.ready(await boot(
-            storage: try fixture.open(), secrets: MemorySecrets(), defs: TestSettings.defs, defaultEngine: "echo"))
+        let second = try Self.ready(
+            await boot(
+                storage: try fixture.open(), secrets: MemorySecrets(), defs: TestSettings.defs, defaultEngine: "echo"))
         #expect(second.engineId == "remote")
 
         // The pair: a blank choice is no choice, and the composition root's engine stands.
         try await second.settings.set(AppCore.engineKey, .string(""))
-        let third = try Self.ready(await boot(
-            storage: try fixture.open(), secrets: MemorySecrets(), defs: TestSettings.defs, defaultEngine: "echo"))
+        let third = try Self.ready(
+            await boot(
+                storage: try fixture.open(), secrets: MemorySecrets(), defs: TestSettings.defs, defaultEngine: "echo"))
         #expect(third.engineId == "echo")
     }
 

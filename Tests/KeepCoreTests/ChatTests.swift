@@ -73,7 +73,9 @@ struct ChatTests {
         #expect(try await repository.read(id)?.messages.count == 2)
     }
 
-    @Test("a turn whose write failed answers nil and leaves the chat and the draft as they were", arguments: StoreKind.allCases)
+    @Test(
+        "a turn whose write failed answers nil and leaves the chat and the draft as they were",
+        arguments: StoreKind.allCases)
     func aFailedWriteAnswersNil(kind: StoreKind) async throws {
         let fixture = try kind.fixture()
         let storage = FaultyStorage(try fixture.open())
@@ -99,7 +101,9 @@ struct ChatTests {
 
         // The pair: once the disk has room, the same turn is recorded after the first.
         await storage.heal()
-        #expect(await session.record(question: "second", answer: "two", engine: "echo") == RecordedTurn(questionIndex: 2, answerIndex: 3))
+        #expect(
+            await session.record(question: "second", answer: "two", engine: "echo")
+                == RecordedTurn(questionIndex: 2, answerIndex: 3))
         #expect(try await session.draft() == nil)
     }
 
@@ -119,7 +123,11 @@ struct ChatTests {
         let junk: [(id: String, text: String, reason: String)] = [
             ("not-json", "{ this is not json", "not valid JSON"),
             ("newer-format", #"{"version": 2, "shape": "new"}"#, "newer keep"),
-            ("no-messages", #"{"version": 1, "id": "no-messages", "title": "", "created": "\#(time)", "updated": "\#(time)"}"#, "messages is missing"),
+            (
+                "no-messages",
+                #"{"version": 1, "id": "no-messages", "title": "", "created": "\#(time)", "updated": "\#(time)"}"#,
+                "messages is missing"
+            ),
             ("bad-role", try Self.chatText(id: "bad-role", role: "wizard", time: time), "neither user nor assistant"),
             ("bad-time", try Self.chatText(id: "bad-time", role: "user", time: "yesterday"), "not an ISO 8601 time"),
             ("moved", try Self.chatText(id: "somewhere-else", role: "user", time: time), "different chat"),

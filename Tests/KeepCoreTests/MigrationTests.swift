@@ -58,7 +58,9 @@ struct MigrationTests {
         #expect(try await source.read(marker) == nil)
     }
 
-    @Test("a migration that fails part-way writes no marker, and the next launch finishes it", arguments: StoreKind.allCases)
+    @Test(
+        "a migration that fails part-way writes no marker, and the next launch finishes it",
+        arguments: StoreKind.allCases)
     func aPartialFailureIsRetried(kind: StoreKind) async throws {
         let source = try kind.fixture().open()
         for id in ["a", "b", "c"] { try await source.write(StorageKey(.chats, id), "value \(id)") }
@@ -128,8 +130,9 @@ struct MigrationTests {
         let fixture = try kind.fixture()
         let reported = Mutexed<[MigrationError]>([])
         let native = PreparedStorage(try fixture.open(), migratingFrom: legacy) { reported.value.append($0) }
-        guard case .ready(let core) = await boot(
-            storage: native, secrets: MemorySecrets(), defs: TestSettings.defs, defaultEngine: "echo")
+        guard
+            case .ready(let core) = await boot(
+                storage: native, secrets: MemorySecrets(), defs: TestSettings.defs, defaultEngine: "echo")
         else {
             Issue.record("boot failed")
             return

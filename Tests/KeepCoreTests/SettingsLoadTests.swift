@@ -28,7 +28,8 @@ struct SettingsLoadTests {
 
     @Test(
         "a value the validator rejects falls back to the default",
-        arguments: StoreKind.allCases, [
+        arguments: StoreKind.allCases,
+        [
             ("someNumberSetting", #""abc""#), ("someNumberSetting", "3"), ("someNumberSetting", "-0.1"),
             ("someNumberSetting", "true"), ("engineId", #""warp""#), ("engineId", "5"), ("engineId", #""Echo""#),
             ("baseUrl", #""ftp://example.com""#), ("baseUrl", #""not a url""#), ("baseUrl", #""http://""#),
@@ -51,7 +52,8 @@ struct SettingsLoadTests {
 
     @Test(
         "a value the validator accepts is kept",
-        arguments: StoreKind.allCases, [
+        arguments: StoreKind.allCases,
+        [
             ("someNumberSetting", "1.5", SettingValue.number(1.5)), ("someNumberSetting", "0", .number(0)),
             ("someNumberSetting", "2", .number(2)), ("someNumberSetting", #"" 1.25 ""#, .number(1.25)),
             ("engineId", #""remote""#, .string("remote")),
@@ -73,7 +75,8 @@ struct SettingsLoadTests {
 
     @Test(
         "a hand-edited settings file full of junk boots with defaults and is not overwritten",
-        arguments: StoreKind.allCases, [
+        arguments: StoreKind.allCases,
+        [
             "this is not json at all", #"{"engineId": "remote","#, "[1, 2, 3]", #""just a string""#, "\u{FEFF}{{",
             #"{"engineId": ["remote"], "someNumberSetting": {"deep": 1}, "baseUrl": "gopher://x", "streaming": "perhaps", "apiKey": "sk-from-disk"}"#,
         ])
@@ -167,7 +170,9 @@ struct SettingsLoadTests {
         #expect(settings.value("engineId") == .string("remote"))
     }
 
-    @Test("keys the app does not know, and values it refused, are written back as they were", arguments: StoreKind.allCases)
+    @Test(
+        "keys the app does not know, and values it refused, are written back as they were",
+        arguments: StoreKind.allCases)
     func unknownKeysArePreserved(kind: StoreKind) async throws {
         let fixture = try kind.fixture()
         let storage = try fixture.open()

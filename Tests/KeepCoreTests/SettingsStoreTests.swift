@@ -1,8 +1,9 @@
 import Foundation
 import KeepConformance
-@testable import KeepCore
 import KeepPorts
 import Testing
+
+@testable import KeepCore
 
 #if canImport(Glibc)
     import Glibc
@@ -45,9 +46,11 @@ struct SettingsStoreTests {
 
     @Test(
         "a refused write leaves isSet false and writes nothing",
-        arguments: [("someNumberSetting", SettingValue.string("abc")), ("someNumberSetting", .number(2.5)),
+        arguments: [
+            ("someNumberSetting", SettingValue.string("abc")), ("someNumberSetting", .number(2.5)),
             ("engineId", .string("warp")), ("baseUrl", .string("file:///etc/passwd")), ("streaming", .number(1)),
-            ("someNumberSetting", .number(.infinity)), ("someNumberSetting", .number(.nan))])
+            ("someNumberSetting", .number(.infinity)), ("someNumberSetting", .number(.nan)),
+        ])
     func aRefusedWriteLeavesIsSetFalse(key: String, value: SettingValue) async throws {
         let storage = MemoryStorage()
         let settings = makeSettings(storage)
@@ -80,7 +83,8 @@ struct SettingsStoreTests {
 
     @Test(
         "a refused persist rolls back and rethrows",
-        arguments: StoreKind.allCases, [(EACCES, StorageError.Code.unavailable), (ENOSPC, .full), (EROFS, .unavailable)])
+        arguments: StoreKind.allCases,
+        [(EACCES, StorageError.Code.unavailable), (ENOSPC, .full), (EROFS, .unavailable)])
     func aRefusedPersistRollsBack(kind: StoreKind, fault: (errno: Int32, code: StorageError.Code)) async throws {
         let fixture = try kind.fixture()
         let storage = FaultyStorage(try fixture.open())
@@ -274,7 +278,8 @@ struct SettingsStoreTests {
         let fields: [String: JSONValue] = [
             "apiKey": .string("sk-x"), "engineId": .string("echo"), "myNote": .string("kept"),
         ]
-        #expect(SettingsStore.plainOnly(fields, defs: defs) == ["engineId": .string("echo"), "myNote": .string("kept")])
+        #expect(
+            SettingsStore.plainOnly(fields, defs: defs) == ["engineId": .string("echo"), "myNote": .string("kept")])
     }
 
     @Test("readSecretSetting reads through the whole secrets port, and an empty value comes back nil")

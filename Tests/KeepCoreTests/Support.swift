@@ -52,10 +52,11 @@ final class SteppingClock: Sendable {
 
     var now: @Sendable () -> Date {
         { [self] in
-            Date(timeIntervalSince1970: seconds.withLock { current in
-                current += 1
-                return current
-            })
+            Date(
+                timeIntervalSince1970: seconds.withLock { current in
+                    current += 1
+                    return current
+                })
         }
     }
 }
