@@ -23,21 +23,30 @@ public struct ChatRepository: Sendable {
 
     /// Every chat, read or reported: one pass over the `chats` namespace.
     ///
-    /// A chat that vanishes between the listing and its read is left out; one whose read
-    /// fails or whose contents are not a chat goes into ``ChatListing/unreadable``.
+    /// A chat that vanishes between the listing and its read is left out; one whose bytes
+    /// are not text or whose contents are not a chat goes into ``ChatListing/unreadable``.
+    /// A store that cannot be reached, for the listing or any read, fails the whole scan
+    /// with ``ChatError/storage(_:)``: the caller shows that where the list would be.
     public func scan() async throws(ChatError) -> ChatListing {
         let ids = try await withStorage { () async throws(StorageError) in try await storage.listIds(.chats) }
         var chats: [Chat] = []
         var unreadable: [UnreadableChat] = []
         for id in ids {
-            do {
-                if let chat = try await read(id) { chats.append(chat) }
+            let text: String?
+            do throws(StorageError) {
+                text = try await storage.read(key(id))
             } catch {
-                switch error {
-                case .unreadable(let chat): unreadable.append(chat)
-                case .storage(let error): unreadable.append(UnreadableChat(id: id, reason: error.description))
-                case .emptySearch: break
-                }
+                // Bytes that are not text, or a name the store cannot hold, are this chat's
+                // problem; anything else is the store's, and the whole list fails with it.
+                guard error.code == .corrupt || error.code == .invalidId else { throw .storage(error) }
+                unreadable.append(UnreadableChat(id: id, reason: error.description))
+                continue
+            }
+            guard let text else { continue }
+            do {
+                chats.append(try ChatFormat.chat(from: text, id: id))
+            } catch {
+                unreadable.append(UnreadableChat(id: id, reason: error.reason))
             }
         }
         chats.sort { ($0.updated, $0.created, $0.id) > ($1.updated, $1.created, $1.id) }

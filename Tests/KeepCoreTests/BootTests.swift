@@ -38,8 +38,10 @@ struct BootTests {
         }
     }
 
-    @Test("a storage failure while the chat list loads stays local", arguments: StoreKind.allCases)
-    func aListFailureStaysLocal(kind: StoreKind) async throws {
+    @Test(
+        "a storage failure while the chat list loads stays local",
+        arguments: StoreKind.allCases, [FaultyStorage.Operation.list, .read])
+    func aListFailureStaysLocal(kind: StoreKind, failing: FaultyStorage.Operation) async throws {
         let storage = FaultyStorage(try kind.fixture().open())
         guard
             case .ready(let core) = await boot(
@@ -52,7 +54,7 @@ struct BootTests {
         await session.record(question: "open chat", answer: "still here", engine: core.engineId)
         let open = await session.chat
 
-        await storage.fail([.list], errno: EACCES)
+        await storage.fail([failing], errno: EACCES)
         do {
             _ = try await core.chats.scan()
             Issue.record("the list loaded from a store that refuses listing")

@@ -110,7 +110,7 @@ struct ChatTests {
     @Test("an unreadable chat is skipped rather than crashing the list", arguments: StoreKind.allCases)
     func anUnreadableChatIsSkipped(kind: StoreKind) async throws {
         let fixture = try kind.fixture()
-        let storage = try fixture.open()
+        let storage = FaultyStorage(try fixture.open())
         let clock = SteppingClock()
         let repository = ChatRepository(storage: storage, now: clock.now)
         let older = try await ChatSession.start(repository: repository, now: clock.now)
@@ -120,7 +120,7 @@ struct ChatTests {
         let good = try #require(try await repository.read(await older.id))
 
         let time = "2025-06-15T15:06:40.000Z"
-        let junk: [(id: String, text: String, reason: String)] = [
+        var junk: [(id: String, text: String, reason: String)] = [
             ("not-json", "{ this is not json", "not valid JSON"),
             ("newer-format", #"{"version": 2, "shape": "new"}"#, "newer keep"),
             (
@@ -136,6 +136,13 @@ struct ChatTests {
         for item in junk {
             try await storage.write(StorageKey(.chats, item.id), item.text)
         }
+        // A file whose bytes are not UTF-8, as the store reports it.
+        let notText = StorageKey(.chats, "not-text")
+        try await storage.write(notText, "placeholder")
+        await storage.fail(
+            [.read], with: StorageError(code: .corrupt, operation: "read", path: "not-text", reason: "not UTF-8"),
+            only: notText)
+        junk.append(("not-text", "", "not UTF-8"))
 
         let chats = try await repository.list()
         #expect(chats.map(\.id) == [await newer.id, await older.id])
