@@ -1,0 +1,29 @@
+/// An owner's tables, as the ordered list of migrations that make them.
+///
+/// The list only ever grows at its end: migration `n` (counting from 1) is version `n`,
+/// recorded per owner once it has run, so each runs exactly once on every database.
+/// Every table, index, trigger and view a migration names must carry the owner's
+/// prefix (``KeptOwner/tablePrefix``); ``SQLiteDatabase/migrate(_:)`` refuses one that
+/// reaches anything else.
+public struct KeptSchema: Sendable {
+    /// One step of an owner's schema: a name for people and the SQL that takes it.
+    public struct Migration: Sendable {
+        /// What the step does, in words: `"create readings"`.
+        public let name: String
+        /// One or more statements (DDL, or DML over the owner's own tables), run in order.
+        public let sql: String
+
+        public init(_ name: String, sql: String) {
+            self.name = name
+            self.sql = sql
+        }
+    }
+
+    public let owner: KeptOwner
+    public let migrations: [Migration]
+
+    public init(owner: KeptOwner, migrations: [Migration]) {
+        self.owner = owner
+        self.migrations = migrations
+    }
+}

@@ -1,0 +1,37 @@
+/// What the app tells the user, once, after kept data was cleared because the key that
+/// sealed it could not be read any more.
+///
+/// It survives until the app says it was shown (``DataKeyVault/acknowledgeNotice()``)
+/// and is never shown again after that. It holds no secret: a reason and a count.
+public struct KeyLossNotice: Sendable, Equatable, CustomStringConvertible {
+    /// Why the key could not be read.
+    public enum Reason: String, Sendable, Equatable, CaseIterable {
+        /// The key store no longer holds the key (a reset keyring, another machine).
+        case keyMissing
+        /// The key store holds something that is not a 32-byte key.
+        case keyUnreadable
+        /// The key store holds a key, but not the one the rows were sealed under.
+        case keyChanged
+    }
+
+    public let reason: Reason
+    /// How many kept rows were deleted.
+    public let rowsCleared: Int
+
+    public init(reason: Reason, rowsCleared: Int) {
+        self.reason = reason
+        self.rowsCleared = rowsCleared
+    }
+
+    /// One line for the user.
+    public var description: String {
+        let why =
+            switch reason {
+            case .keyMissing: "its key is gone from the keyring (the keyring was reset, or this is another machine)"
+            case .keyUnreadable: "its key in the keyring is damaged"
+            case .keyChanged: "it was sealed under another key than the keyring's (data from another machine?)"
+            }
+        let rows = rowsCleared == 1 ? "1 item" : "\(rowsCleared) items"
+        return "Saved data was cleared (\(rows)): \(why). A new key was made; nothing else was touched."
+    }
+}

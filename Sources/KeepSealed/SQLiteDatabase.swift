@@ -1,0 +1,202 @@
+internal import CSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One connection to the kept-data database, opened for several processes at once.
+///
+/// Opening promises: the file is created readable by its owner only; the journal is
+/// write-ahead (`WAL`, checked by reading it back), every commit reaches the disk
+/// (`synchronous=FULL`, read back), foreign keys are enforced (read back), results carry
+/// SQLite's extended codes, and a connection that finds the database locked waits up to
+/// `busyTimeout` instead of failing with "database is locked" — including on the
+/// `BEGIN IMMEDIATE` that every write starts with.
+///
+/// Work runs in transactions: ``write(_:)`` takes the write lock at `BEGIN IMMEDIATE`,
+/// so it can never fail half-way for want of it; ``read(_:)`` sees one consistent
+/// snapshot. A body that throws rolls its transaction back. Every SQLite result is
+/// checked; failures are ``SQLiteError``s with the operation, the file, the statement's
+/// text, the result and extended codes and SQLite's message.
+///
+/// A body states its error type (Swift infers `any Error` for a closure otherwise):
+///
+/// ```swift
+/// let rows = try await database.read { transaction throws(SQLiteError) in
+///     try transaction.query("SELECT sealed FROM engines_readings WHERE subject = ?", [SQLiteValue(subject)])
+/// }
+/// ```
+public actor SQLiteDatabase {
+    /// The database file.
+    public nonisolated let path: String
+    /// The sqlite3 handle. `nonisolated(unsafe)` only so `deinit` can close it: the actor
+    /// is the one user of the handle, and in `deinit` nothing else can reach it.
+    nonisolated(unsafe) let connection: OpaquePointer
+
+    /// Opens (creating if needed) the database file at the absolute `path`; throws a
+    /// typed error naming the file and SQLite's code when it cannot be opened or
+    /// configured, or when `path` is not absolute (a relative path would depend on the
+    /// working directory, and `:memory:` is not a file).
+    public init(path: String, busyTimeout: Duration = .seconds(30)) throws(SQLiteError) {
+        guard path.hasPrefix("/") else {
+            throw .refused(.io, SQLITE_CANTOPEN, operation: "open", path: path, "the database path must be absolute")
+        }
+        try Self.createOwnerOnly(path)
+        var handle: OpaquePointer?
+        // FULLMUTEX: SQLite serialises calls itself, so the actor hopping threads is safe.
+        // EXRESCODE: even a failed open answers an extended code.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE
+        let result = sqlite3_open_v2(path, &handle, flags, nil)
+        guard result == SQLITE_OK, let handle else {
+            let error = SQLiteError.last(handle, result, operation: "open", path: path)
+            // A failed open may still have allocated a connection; it must be closed.
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        do {
+            try Self.configure(handle, path: path, busyTimeout: busyTimeout)
+        } catch {
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.path = path
+        self.connection = handle
+    }
+
+    deinit {
+        // close_v2 never fails for a connection whose statements are all finalized, and
+        // every statement here is finalized before the call that made it returns.
+        sqlite3_close_v2(connection)
+    }
+
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE` … `COMMIT`) and answers its
+    /// result; if `body` or the commit throws, everything it did is rolled back.
+    @discardableResult
+    public func write<T: Sendable>(
+        _ body: (borrowing SQLiteTransaction) throws(SQLiteError) -> T
+    ) throws(SQLiteError) -> T {
+        try transaction("BEGIN IMMEDIATE", readOnly: false, body)
+    }
+
+    /// Runs `body` in a read transaction over one consistent snapshot; a statement in it
+    /// that would write is refused.
+    @discardableResult
+    public func read<T: Sendable>(
+        _ body: (borrowing SQLiteTransaction) throws(SQLiteError) -> T
+    ) throws(SQLiteError) -> T {
+        try transaction("BEGIN DEFERRED", readOnly: true, body)
+    }
+
+    // MARK: - A transaction that spans awaits (for a connection no one else shares)
+
+    /// Starts a write transaction that stays open across awaits, until ``commit()`` or
+    /// ``rollback()``. Only for a connection its caller alone uses: any other call on
+    /// this connection meanwhile would land inside the transaction.
+    func begin() throws(SQLiteError) {
+        try execute("BEGIN IMMEDIATE")
+    }
+
+    /// Runs `body` inside the transaction ``begin()`` opened.
+    func within<T: Sendable>(_ body: (borrowing SQLiteTransaction) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        guard sqlite3_get_autocommit(connection) == 0 else {
+            throw .refused(.sql, SQLITE_MISUSE, operation: "within", path: path, "no transaction is open")
+        }
+        // Bound to a local first: passing the non-copyable temporary straight to `body`
+        // crashes Swift 6.3's optimiser (-O) when it specialises the caller.
+        let transaction = SQLiteTransaction(connection: connection, path: path, readOnly: false)
+        return try body(transaction)
+    }
+
+    /// Commits the transaction ``begin()`` opened; on failure it is rolled back.
+    func commit() throws(SQLiteError) {
+        do {
+            try execute("COMMIT")
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
+    /// Rolls back the open transaction, if one is still open.
+    func rollback() {
+        // A failed statement may already have rolled the transaction back (a full disk,
+        // an I/O error): only one still open is rolled back.
+        guard sqlite3_get_autocommit(connection) == 0 else { return }
+        // If ROLLBACK itself fails, the error that led here is the one worth reporting;
+        // the transaction stays open and the next BEGIN reports it.
+        _ = try? execute("ROLLBACK")
+    }
+
+    // MARK: - Private
+
+    private func transaction<T>(
+        _ begin: String, readOnly: Bool, _ body: (borrowing SQLiteTransaction) throws(SQLiteError) -> T
+    ) throws(SQLiteError) -> T {
+        try execute(begin)
+        do {
+            // A local, not a temporary: see `within`.
+            let transaction = SQLiteTransaction(connection: connection, path: path, readOnly: readOnly)
+            let result = try body(transaction)
+            try execute("COMMIT")
+            return result
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
+    private func execute(_ sql: String) throws(SQLiteError) {
+        _ = try SQLiteStatement(connection, sql, path: path).rows()
+    }
+
+    /// Creates the file with mode 0600 when it does not exist yet, so that SQLite (which
+    /// gives its `-wal` and `-shm` files the database's mode) never makes any of them
+    /// readable by others.
+    private static func createOwnerOnly(_ path: String) throws(SQLiteError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let error = errno
+            throw SQLiteError(
+                operation: "create", path: path, extendedCode: SQLITE_CANTOPEN,
+                message: String(cString: strerror(error)), systemErrno: error)
+        }
+        // Nothing was written, so a failing close loses nothing; SQLite opens the file next.
+        _ = close(descriptor)
+    }
+
+    /// The settings every connection runs with, each read back where SQLite can
+    /// silently decline (journal_mode answers the mode it actually chose).
+    private static func configure(_ connection: OpaquePointer, path: String, busyTimeout: Duration) throws(SQLiteError)
+    {
+        var result = sqlite3_extended_result_codes(connection, 1)
+        guard result == SQLITE_OK else {
+            throw .last(connection, result, operation: "extended result codes", path: path)
+        }
+        // The busy handler: a locked database is retried, with growing sleeps, until the
+        // timeout, instead of failing at once. Set first, so the pragmas below wait too.
+        let milliseconds =
+            busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        result = sqlite3_busy_timeout(connection, Int32(clamping: milliseconds))
+        guard result == SQLITE_OK else { throw .last(connection, result, operation: "busy timeout", path: path) }
+
+        let settings: [(set: String, check: String, expected: SQLiteValue)] = [
+            ("PRAGMA journal_mode = WAL", "PRAGMA journal_mode", "wal"),
+            ("PRAGMA synchronous = FULL", "PRAGMA synchronous", 2),
+            ("PRAGMA foreign_keys = ON", "PRAGMA foreign_keys", 1),
+        ]
+        for setting in settings {
+            _ = try SQLiteStatement(connection, setting.set, path: path).rows()
+            let answer = try SQLiteStatement(connection, setting.check, path: path).rows()
+            guard answer.first?.values.first == setting.expected else {
+                throw .refused(
+                    .io, SQLITE_ERROR, operation: "configure", path: path, sql: setting.set,
+                    "SQLite declined: \(setting.check) answers \(answer.first?.values.first.map(String.init(describing:)) ?? "nothing")"
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+internal import CSQLite
+import KeepPorts
+
+/// A failure of the kept-data database, saying what failed and never a stored value.
+///
+/// `code` is what a caller switches on; the rest is for the person reading the message:
+/// the operation (`"open"`, `"prepare"`, `"step"`, `"migrate engines 2"`), the file, the
+/// statement's text (values are always bound, so the text never holds one), SQLite's
+/// result and extended codes, its message, and the errno behind an I/O failure.
+public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public enum Code: String, Sendable, Equatable, CaseIterable {
+        /// Another connection held the lock past the busy timeout (`SQLITE_BUSY`, `SQLITE_LOCKED`).
+        case busy
+        /// A constraint refused the change (`SQLITE_CONSTRAINT`): unique, not null, check, foreign key.
+        case constraint
+        /// The disk is full (`SQLITE_FULL`, or an I/O error with `ENOSPC`/`EDQUOT`).
+        case full
+        /// The file may not be opened or written (`SQLITE_READONLY`, `SQLITE_PERM`, or an
+        /// open or I/O error with `EACCES`/`EPERM`/`EROFS`).
+        case unavailable
+        /// The file is damaged or not a database (`SQLITE_CORRUPT`, `SQLITE_NOTADB`).
+        case corrupt
+        /// A wall refused the statement (`SQLITE_AUTH`): a migration that reaches outside
+        /// its owner's tables, or an owner whose name cannot be a table prefix.
+        case refused
+        /// A value of the wrong type, or the wrong number of parameters (`SQLITE_MISMATCH`, `SQLITE_RANGE`).
+        case mismatch
+        /// The database was migrated by a newer build than this one.
+        case newerSchema
+        /// The statement itself is wrong (`SQLITE_ERROR`, `SQLITE_MISUSE`): bad SQL, a
+        /// missing table, two statements where one was expected, a write in a read.
+        case sql
+        /// Any other failure, including I/O errors.
+        case io
+    }
+
+    public let code: Code
+    /// The operation that failed.
+    public let operation: String
+    /// The database file, when there is one.
+    public let path: String?
+    /// The statement's text; it never holds a value, since values are bound.
+    public let sql: String?
+    /// SQLite's primary result code (`SQLITE_BUSY` is 5).
+    public let resultCode: Int32
+    /// SQLite's extended result code (`SQLITE_CONSTRAINT_UNIQUE` is 2067).
+    public let extendedCode: Int32
+    /// SQLite's message (`sqlite3_errmsg`), or ours where the wrapper refused.
+    public let message: String
+    /// The errno behind an I/O failure (`sqlite3_system_errno`), when there was one.
+    public let systemErrno: Int32?
+
+    public init(
+        operation: String, path: String?, sql: String? = nil, extendedCode: Int32, message: String,
+        systemErrno: Int32? = nil, code: Code? = nil
+    ) {
+        self.operation = operation
+        self.path = path
+        self.sql = sql
+        self.resultCode = extendedCode & 0xff
+        self.extendedCode = extendedCode
+        self.message = message
+        self.systemErrno = systemErrno
+        self.code = code ?? Self.code(for: extendedCode & 0xff, errno: systemErrno)
+    }
+
+    /// `step of "INSERT INTO …" in /data/kept.sqlite failed: UNIQUE constraint failed: …
+    /// (SQLite 19/2067)`.
+    public var description: String {
+        var text = operation
+        if let sql { text += " of \(StorageError.quoted(sql))" }
+        if let path { text += " in \(path)" }
+        text += " failed: \(message) (SQLite \(resultCode)/\(extendedCode)"
+        if let systemErrno { text += ", errno \(systemErrno)" }
+        return text + ")"
+    }
+
+    /// The code for a primary result code; an errno behind an open or I/O failure is
+    /// mapped the one way every adapter maps it (``StorageError/Code/init(errno:)``).
+    private static func code(for result: Int32, errno: Int32?) -> Code {
+        switch result {
+        case SQLITE_BUSY, SQLITE_LOCKED: return .busy
+        case SQLITE_CONSTRAINT: return .constraint
+        case SQLITE_FULL: return .full
+        case SQLITE_READONLY, SQLITE_PERM: return .unavailable
+        case SQLITE_CORRUPT, SQLITE_NOTADB: return .corrupt
+        case SQLITE_AUTH: return .refused
+        case SQLITE_MISMATCH, SQLITE_RANGE: return .mismatch
+        case SQLITE_ERROR, SQLITE_MISUSE: return .sql
+        case SQLITE_IOERR, SQLITE_CANTOPEN:
+            switch errno.map(StorageError.Code.init(errno:)) {
+            case .full: return .full
+            case .unavailable: return .unavailable
+            default: return .io
+            }
+        default: return .io
+        }
+    }
+}
+
+extension SQLiteError {
+    /// The error SQLite reported for `result` on `connection`, with its message and the
+    /// errno behind an I/O failure. Connections run with extended result codes on, so
+    /// `result` is the extended code.
+    static func last(
+        _ connection: OpaquePointer?, _ result: Int32, operation: String, path: String?, sql: String? = nil
+    ) -> SQLiteError {
+        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        let errno = connection.map { sqlite3_system_errno($0) } ?? 0
+        return SQLiteError(
+            operation: operation, path: path, sql: sql, extendedCode: result,
+            message: message ?? String(cString: sqlite3_errstr(result)), systemErrno: errno != 0 ? errno : nil)
+    }
+
+    /// An error of the wrapper's own, for a call SQLite would accept but we refuse.
+    static func refused(
+        _ code: Code, _ result: Int32, operation: String, path: String?, sql: String? = nil, _ message: String
+    ) -> SQLiteError {
+        SQLiteError(operation: operation, path: path, sql: sql, extendedCode: result, message: message, code: code)
+    }
+}

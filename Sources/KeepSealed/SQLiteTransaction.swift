@@ -1,0 +1,43 @@
+internal import CSQLite
+
+/// What a store's queries run on inside one transaction of a ``SQLiteDatabase``.
+///
+/// Handed to the body of ``SQLiteDatabase/write(_:)`` or ``SQLiteDatabase/read(_:)``
+/// and valid only there: it cannot be copied out. Every statement is prepared, bound
+/// with its values as parameters (never spliced into the text), stepped and finalized
+/// before the call returns. In a read transaction, a statement that would write is
+/// refused before it runs.
+public struct SQLiteTransaction: ~Copyable {
+    let connection: OpaquePointer
+    let path: String
+    let readOnly: Bool
+
+    /// Runs one statement with `parameters` bound in order; answers the number of rows
+    /// it inserted, updated or deleted.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [SQLiteValue] = []) throws(SQLiteError) -> Int {
+        _ = try run(sql, parameters)
+        return Int(sqlite3_changes64(connection))
+    }
+
+    /// Runs one query with `parameters` bound in order; answers every row.
+    public func query(_ sql: String, _ parameters: [SQLiteValue] = []) throws(SQLiteError) -> [SQLiteRow] {
+        try run(sql, parameters)
+    }
+
+    /// The rowid of the row the last successful insert on this connection made.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(connection) }
+
+    private func run(_ sql: String, _ parameters: [SQLiteValue]) throws(SQLiteError) -> [SQLiteRow] {
+        let statement = try SQLiteStatement(connection, sql, path: path)
+        // A read transaction that wrote would need the write lock it did not take at
+        // BEGIN, and in WAL mode that can fail with SQLITE_BUSY no timeout cures.
+        if readOnly, !statement.isReadOnly {
+            throw .refused(
+                .sql, SQLITE_READONLY, operation: "prepare", path: path, sql: sql,
+                "a read transaction cannot write; use write { } instead")
+        }
+        try statement.bind(parameters)
+        return try statement.rows()
+    }
+}

@@ -1,0 +1,314 @@
+import Foundation
+import KeepConformance
+import Testing
+
+@testable import KeepSealed
+
+@Suite("The SQLite wrapper")
+struct SQLiteDatabaseTests {
+    @Test("opening sets WAL, synchronous=FULL and foreign keys, as read back from SQLite")
+    func openingConfiguresTheConnection() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
+        // Pragma queries count as writes to SQLite, so they are asked in a write transaction.
+        let answers = try await database.write { transaction throws(SQLiteError) in
+            [
+                try transaction.query("PRAGMA journal_mode")[0].value(0),
+                try transaction.query("PRAGMA synchronous")[0].value(0),
+                try transaction.query("PRAGMA foreign_keys")[0].value(0),
+            ]
+        }
+        #expect(answers == [.text("wal"), .integer(2), .integer(1)])
+    }
+
+    @Test("the database file is readable by its owner only")
+    func fileIsOwnerOnly() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.appending("kept.sqlite")
+        let database = try SQLiteDatabase(path: path)
+        try await database.write { transaction throws(SQLiteError) in try transaction.execute("CREATE TABLE demo_t (v)")
+        }
+        for file in [path, path + "-wal"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(file)")
+        }
+    }
+
+    @Test(
+        "bound parameters round-trip blobs, text, integers, reals and null exactly",
+        arguments: [
+            .blob([]), .blob([0, 0, 1, 0xff]), .blob((0..<65_536).map { UInt8(truncatingIfNeeded: $0) }),
+            .text(""), .text("nul\u{0}inside"), .text("ünïcödé 🔑"), .text("'); DROP TABLE demo_values; --"),
+            .integer(0), .integer(.min), .integer(.max), .real(-0.5), .null,
+        ] as [SQLiteValue])
+    func parametersRoundTrip(_ value: SQLiteValue) async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
+        let rows = try await database.write { transaction throws(SQLiteError) in
+            try transaction.execute("CREATE TABLE demo_values (v)")
+            try transaction.execute("INSERT INTO demo_values (v) VALUES (?)", [value])
+            return try transaction.query("SELECT v, typeof(v) FROM demo_values")
+        }
+        #expect(rows == [SQLiteRow([value, .text(value.typeName)])])
+    }
+
+    @Test("bad SQL is a typed error carrying SQLite's code, its message, the operation and the file")
+    func badSQLIsATypedError() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
+        do {
+            try await database.write { transaction throws(SQLiteError) in try transaction.execute("SELEKT 1") }
+            Issue.record("bad SQL ran")
+        } catch {
+            #expect(error.code == .sql)
+            #expect(error.resultCode == 1)
+            #expect(error.operation == "prepare")
+            #expect(error.message.contains("syntax error"))
+            #expect(error.description.contains(database.path))
+            #expect(error.description.contains("SELEKT 1"))
+        }
+    }
+
+    @Test("a constraint violation is a typed error with the extended code, and its transaction leaves nothing")
+    func constraintViolationRollsBack() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
+        try await database.write { transaction throws(SQLiteError) in
+            try transaction.execute("CREATE TABLE demo_t (id INTEGER PRIMARY KEY, v TEXT UNIQUE)")
+        }
+        do {
+            try await database.write { transaction throws(SQLiteError) in
+                try transaction.execute("INSERT INTO demo_t (v) VALUES (?)", ["secret-value-1"])
+                try transaction.execute("INSERT INTO demo_t (v) VALUES (?)", ["secret-value-1"])
+            }
+            Issue.record("a duplicate was inserted")
+        } catch {
+            #expect(error.code == .constraint)
+            #expect(error.extendedCode == 2067)  // SQLITE_CONSTRAINT_UNIQUE
+            #expect(!error.description.contains("secret-value-1"))
+        }
+        let count = try await database.read { transaction throws(SQLiteError) in
+            try transaction.query("SELECT count(*) FROM demo_t")[0].integer(0)
+        }
+        #expect(count == 0)
+        // The pair: the same insert on its own succeeds.
+        try await database.write { transaction throws(SQLiteError) in
+            try transaction.execute("INSERT INTO demo_t (v) VALUES (?)", ["secret-value-1"])
+        }
+    }
+
+    @Test("text holding two statements is refused before either runs")
+    func twoStatementsAreRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
+        try await database.write { transaction throws(SQLiteError) in try transaction.execute("CREATE TABLE demo_t (v)")
+        }
+        await #expect {
+            try await database.write { transaction throws(SQLiteError) in
+                try transaction.execute("INSERT INTO demo_t VALUES (1); DROP TABLE demo_t")
+            }
+        } throws: { ($0 as? SQLiteError)?.code == .sql }
+        let count = try await database.read { transaction throws(SQLiteError) in
+            try transaction.query("SELECT count(*) FROM demo_t")[0].integer(0)
+        }
+        #expect(count == 0)
+        // The pair: a trailing comment or semicolon is not a second statement.
+        try await database.write { transaction throws(SQLiteError) in
+            try transaction.execute("INSERT INTO demo_t VALUES (1); -- the one row")
+        }
+    }
+
+    @Test("a read transaction refuses a statement that writes, and reads freely")
+    func readTransactionsDoNotWrite() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
+        try await database.write { transaction throws(SQLiteError) in try transaction.execute("CREATE TABLE demo_t (v)")
+        }
+        await #expect {
+            try await database.read { transaction throws(SQLiteError) in
+                try transaction.execute("INSERT INTO demo_t VALUES (1)")
+            }
+        } throws: { ($0 as? SQLiteError)?.resultCode == 8 }  // SQLITE_READONLY
+        let rows = try await database.read { transaction throws(SQLiteError) in
+            try transaction.query("SELECT count(*) FROM demo_t")
+        }
+        #expect(rows == [SQLiteRow([.integer(0)])])
+    }
+
+    @Test("the wrong number of parameters is a typed error, never a silent NULL", arguments: [0, 1, 3])
+    func parameterCountMustMatch(_ count: Int) async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
+        try await database.write { transaction throws(SQLiteError) in
+            try transaction.execute("CREATE TABLE demo_t (a, b)")
+        }
+        let values = Array(repeating: SQLiteValue.integer(1), count: count)
+        await #expect {
+            try await database.write { transaction throws(SQLiteError) in
+                try transaction.execute("INSERT INTO demo_t VALUES (?, ?)", values)
+            }
+        } throws: { ($0 as? SQLiteError)?.code == .mismatch }
+        try await database.write { transaction throws(SQLiteError) in
+            try transaction.execute("INSERT INTO demo_t VALUES (?, ?)", [1, 2])
+        }
+    }
+
+    @Test("a column read as the wrong type is a typed error naming the column")
+    func wrongColumnTypeIsATypedError() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
+        let row = try await database.read { transaction throws(SQLiteError) in
+            try transaction.query("SELECT 'text', x'00'")[0]
+        }
+        #expect(throws: SQLiteError.self) { try row.blob(0) }
+        #expect(throws: SQLiteError.self) { try row.integer(1) }
+        #expect(throws: SQLiteError.self) { try row.text(2) }
+        #expect(try row.text(0) == "text")
+        #expect(try row.blob(1) == [0])
+    }
+
+    @Test("a file that is not a database is a typed error, and is left as it was")
+    func notADatabaseIsATypedError() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.appending("kept.sqlite")
+        let junk = Data(repeating: 0x41, count: 4096)
+        try junk.write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try SQLiteDatabase(path: path)
+        } throws: { ($0 as? SQLiteError)?.code == .corrupt }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == junk)
+    }
+
+    @Test("a database in a missing directory is a typed error naming the file and the errno")
+    func missingDirectoryIsATypedError() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.appending("missing/kept.sqlite")
+        do {
+            _ = try SQLiteDatabase(path: path)
+            Issue.record("opened a database in a missing directory")
+        } catch {
+            #expect(error.systemErrno == ENOENT)
+            #expect(error.description.contains(path))
+        }
+    }
+
+    @Test(
+        "a path that is not absolute is refused before anything is created", arguments: ["kept.sqlite", ":memory:", ""])
+    func relativePathIsRefused(_ path: String) {
+        #expect {
+            _ = try SQLiteDatabase(path: path)
+        } throws: { ($0 as? SQLiteError)?.message.contains("absolute") == true }
+        #expect(path.isEmpty || !FileManager.default.fileExists(atPath: path))
+    }
+
+    // MARK: - Several connections at once
+
+    @Test("without a busy timeout, a held write lock makes a second writer fail with SQLITE_BUSY")
+    func heldLockWithoutTimeoutFails() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.appending("kept.sqlite")
+        let holder = try SQLiteDatabase(path: path)
+        try await holder.write { transaction throws(SQLiteError) in try transaction.execute("CREATE TABLE demo_t (v)") }
+        let impatient = try SQLiteDatabase(path: path, busyTimeout: .zero)
+        try await holder.begin()
+        await #expect {
+            try await impatient.write { transaction throws(SQLiteError) in
+                try transaction.execute("INSERT INTO demo_t VALUES (1)")
+            }
+        } throws: { ($0 as? SQLiteError)?.code == .busy }
+        try await holder.commit()
+        // The pair: once the lock is released, the same write succeeds.
+        try await impatient.write { transaction throws(SQLiteError) in
+            try transaction.execute("INSERT INTO demo_t VALUES (1)")
+        }
+    }
+
+    @Test("two connections writing concurrently with BEGIN IMMEDIATE both succeed, thanks to the busy timeout")
+    func concurrentWritersBothSucceed() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.appending("kept.sqlite")
+        let first = try SQLiteDatabase(path: path)
+        try await first.write { transaction throws(SQLiteError) in
+            try transaction.execute("CREATE TABLE demo_t (writer INTEGER, n INTEGER)")
+        }
+        let connections = [first, try SQLiteDatabase(path: path)]
+        let rounds = 300
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (writer, connection) in connections.enumerated() {
+                group.addTask {
+                    for round in 0..<rounds {
+                        try await connection.write { transaction throws(SQLiteError) in
+                            // Read then write in one transaction: the pattern that fails
+                            // with SQLITE_BUSY_SNAPSHOT unless the lock is taken at BEGIN.
+                            let seen = try transaction.query("SELECT count(*) FROM demo_t")[0].integer(0)
+                            try transaction.execute(
+                                "INSERT INTO demo_t VALUES (?, ?)", [.integer(Int64(writer)), .integer(seen)])
+                        }
+                        if round % 50 == 0 { await Task.yield() }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let rows = try await first.read { transaction throws(SQLiteError) in
+            try transaction.query("SELECT n FROM demo_t ORDER BY rowid")
+        }
+        #expect(rows.count == rounds * connections.count)
+        // Each transaction saw every row committed before it: the counts run 0, 1, 2, ...
+        #expect(
+            try rows.enumerated().allSatisfy { index, row throws(SQLiteError) in try row.integer(0) == Int64(index) })
+    }
+
+    // MARK: - The sqlite3 tool
+
+    @Test("the sqlite3 command-line tool opens a database the wrapper wrote and finds it intact")
+    func sqliteToolReadsTheDatabase() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.appending("kept.sqlite")
+        let database = try SQLiteDatabase(path: path)
+        try await database.migrate(DemoOwner.schema)
+        try await database.write { transaction throws(SQLiteError) in
+            for n in 0..<100 {
+                try transaction.execute(
+                    "INSERT INTO demo_rows (kind, subject, version, sealed) VALUES (?, ?, 1, ?)",
+                    ["models", .blob(Array(repeating: UInt8(n), count: 32)), .blob(Array(repeating: 7, count: 200))])
+            }
+        }
+        let output = try SQLiteTool.run(
+            path,
+            """
+            PRAGMA integrity_check;
+            PRAGMA journal_mode;
+            SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name;
+            SELECT count(*) FROM demo_rows;
+            """)
+        #expect(output == ["ok", "wal", "demo_rows", "keep_migrations", "100"])
+    }
+}
+
+/// The `sqlite3` command-line tool, as an independent client of the database.
+enum SQLiteTool {
+    /// Runs `sql` through `/usr/bin/sqlite3` on `path`; answers its output lines, or
+    /// throws with its standard error when it fails.
+    static func run(_ path: String, _ sql: String) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = ["-batch", "-bail", path]
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data(sql.utf8))
+        try input.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "sqlite3: \(problems)"])
+        }
+        return text.split(separator: "\n").map(String.init)
+    }
+}
