@@ -30,4 +30,4 @@ require_swift() {
 # What building Keep needs: the C libraries its system-library targets wrap.
 BUILD_PACKAGES=(pkg-config libsqlite3-dev libssl-dev libsecret-1-dev)
 # What testing Keep needs besides: a private Secret Service, and the independent clients.
-TEST_PACKAGES=(dbus gnome-keyring libsecret-tools sqlite3 procps)
+TEST_PACKAGES=(dbus gnome-keyring libsecret-tools libglib2.0-bin sqlite3 procps)

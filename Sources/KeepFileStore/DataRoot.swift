@@ -1,0 +1,48 @@
+import KeepPorts
+
+/// Where Keep's data lives: the app's directory under the user's data home, never a cache
+/// or temp directory, which the system may empty.
+///
+/// `$XDG_DATA_HOME/keep` when `XDG_DATA_HOME` is an absolute path, else
+/// `$HOME/.local/share/keep` when `HOME` is. A relative or empty value is ignored, as the
+/// XDG base directory specification says. With neither usable the resolver throws rather
+/// than guess: it never falls back to `XDG_CACHE_HOME`, `~/.cache`, `TMPDIR` or `/tmp`.
+public enum DataRoot {
+    /// The directory Keep uses inside the data home.
+    public static let appDirectory = "keep"
+
+    /// The data root for `environment` (pass `ProcessInfo.processInfo.environment`), or a
+    /// ``StorageError/Code/unavailable`` error saying which variables to set.
+    public static func resolve(environment: [String: String]) throws(StorageError) -> String {
+        if let dataHome = absolute(environment["XDG_DATA_HOME"]) {
+            return AtomicWriter.join(dataHome, appDirectory)
+        }
+        if let home = absolute(environment["HOME"]) {
+            return AtomicWriter.join(home, ".local/share/" + appDirectory)
+        }
+        throw StorageError(
+            code: .unavailable, operation: "resolve the data directory",
+            reason:
+                "neither XDG_DATA_HOME nor HOME is set to an absolute path; set one of them (Keep never keeps data in a cache or temp directory)"
+        )
+    }
+
+    /// `path` without trailing slashes when it is absolute and usable, else `nil`.
+    private static func absolute(_ path: String?) -> String? {
+        guard let path, path.hasPrefix("/"), !path.utf8.contains(0) else { return nil }
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        return String(trimmed)
+    }
+
+    /// `root` checked for use as a store's root: an absolute path with no NUL, without
+    /// trailing slashes. A relative root would move with the working directory.
+    static func checked(_ root: String) throws(StorageError) -> String {
+        guard let checked = absolute(root) else {
+            throw StorageError(
+                code: .unavailable, operation: "open store", path: StorageError.quoted(root),
+                reason: "a store's root must be an absolute path")
+        }
+        return checked
+    }
+}

@@ -1,0 +1,125 @@
+import KeepPorts
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The durable `StoragePort`: one file per key, at `<root>/store/<namespace>/<encoded id>`.
+///
+/// A file holds the value's UTF-8 bytes and nothing else (`cat` shows it). Ids are encoded
+/// as ``IdEncoding`` says: `a-z 0-9 - _` literal, every other byte `~` and two hex digits.
+///
+/// What it promises:
+/// - `write` is atomic and durable: a concurrent `read` sees the whole old value or the
+///   whole new one; when `write` returns, the value survives a crash and, on a disk that
+///   honours flushes, a power cut. A `write` that throws acknowledged nothing and left the
+///   old value intact. Writing one key never touches another key's file.
+/// - `read` of a key never written is `nil`; a file that is not UTF-8 is
+///   ``StorageError/Code/corrupt``. An empty file is the empty string.
+/// - Directories are made only by `write`, only for the four namespaces, mode 0700; files
+///   are 0600. `read`, `listIds`, `remove` and `clear` never create anything.
+/// - `listIds` lists only names that are canonical encodings: never a temp file, never a
+///   file someone else put there.
+///
+/// It refuses, with ``StorageError/Code/invalidId``, an empty id and one whose file name
+/// would pass 255 bytes. A refused disk (`EACCES`, `EPERM`, `EROFS`) is `.unavailable`, a
+/// full one (`ENOSPC`, `EDQUOT`) `.full`; every error names the operation, the path and the
+/// errno. Opening a store removes the temp files of writers that died, never a live one's.
+///
+/// The system calls block the calling thread (a few milliseconds for the two flushes of a
+/// write); they run on whatever executor calls the method.
+public struct FileStore: StoragePort {
+    /// The directory the store lives under; values are in its `store` subdirectory.
+    public let root: String
+    private let writer: AtomicWriter
+    private var calls: any FileSystemCalls { writer.calls }
+
+    /// The store under `root` (an absolute path; see ``DataRoot``), on the real disk.
+    ///
+    /// Creates nothing. Removes temp files left by writers that died; throws when a
+    /// namespace directory exists but cannot be listed, or when `root` is not absolute.
+    public init(root: String) throws(StorageError) {
+        try self.init(root: root, calls: POSIXFileSystem())
+    }
+
+    /// The store under `root`, reaching the disk only through `calls`.
+    package init(root: String, calls: any FileSystemCalls) throws(StorageError) {
+        self.root = try DataRoot.checked(root)
+        writer = AtomicWriter(calls: calls)
+        for namespace in Namespace.allCases {
+            try writer.sweep(directory(namespace))
+        }
+    }
+
+    public func read(_ key: StorageKey) async throws(StorageError) -> String? {
+        let path = try self.path(key, "read")
+        let bytes: [UInt8]
+        do throws(StorageError) {
+            bytes = try calls.readFile(path)
+        } catch let error where error.errno == ENOENT {
+            return nil  // no file, or no namespace directory yet: never written
+        }
+        guard let value = String(validating: bytes, as: UTF8.self) else {
+            throw StorageError(code: .corrupt, operation: "read", path: path, reason: "the file is not valid UTF-8")
+        }
+        return value
+    }
+
+    public func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
+        let name = try IdEncoding.fileName(for: key, operation: "write")
+        try writer.replace(in: directory(key.namespace), name: name, bytes: Array(value.utf8))
+    }
+
+    public func remove(_ key: StorageKey) async throws(StorageError) {
+        let path = try self.path(key, "remove")
+        do throws(StorageError) {
+            try calls.unlink(path)
+        } catch let error where error.errno == ENOENT {
+            return  // absent already: nothing to remove, nothing to flush
+        }
+        // The removal durable: without this a power cut can bring the value back.
+        try calls.flushDirectory(directory(key.namespace))
+    }
+
+    public func listIds(_ namespace: Namespace) async throws(StorageError) -> [String] {
+        try names(in: namespace).map(\.id)
+    }
+
+    public func clear(_ namespace: Namespace) async throws(StorageError) {
+        let directory = directory(namespace)
+        let entries = try names(in: namespace)
+        for entry in entries {
+            do throws(StorageError) {
+                try calls.unlink(AtomicWriter.join(directory, entry.name))
+            } catch let error where error.errno == ENOENT {
+                continue  // removed meanwhile by someone else
+            }
+        }
+        // The removals durable, with one flush for all of them.
+        if !entries.isEmpty { try calls.flushDirectory(directory) }
+    }
+
+    /// The ids in `namespace` with their file names. Temp files, and any name that is not a
+    /// canonical encoding, are not ids and are left out (and left alone).
+    private func names(in namespace: Namespace) throws(StorageError) -> [(id: String, name: String)] {
+        let names: [String]
+        do throws(StorageError) {
+            names = try calls.listDirectory(directory(namespace))
+        } catch let error where error.errno == ENOENT {
+            return []  // nothing was ever written in this namespace
+        }
+        return names.compactMap { name in IdEncoding.id(fromFileName: name).map { (id: $0, name: name) } }
+    }
+
+    private func directory(_ namespace: Namespace) -> String {
+        AtomicWriter.join(AtomicWriter.join(root, "store"), namespace.rawValue)
+    }
+
+    private func path(_ key: StorageKey, _ operation: String) throws(StorageError) -> String {
+        AtomicWriter.join(directory(key.namespace), try IdEncoding.fileName(for: key, operation: operation))
+    }
+}

@@ -1,0 +1,76 @@
+import KeepPorts
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The file adapters' only way to reach the disk: one primitive system call per method.
+///
+/// The policy (which calls, in which order, what a failure means) lives in the adapters;
+/// an implementation only carries each call out. ``POSIXFileSystem`` is the live one;
+/// ``RecordingFileSystem`` records calls and injects faults; a simulated disk can stand in
+/// for both, because nothing above this protocol touches a file any other way.
+///
+/// Every method either does what it says or throws a ``StorageError`` whose `errno` is the
+/// one the system gave (a caller tells "absent" from "broken" by `ENOENT`, never by a
+/// second look at the disk). Paths are absolute; names in a listing are bare file names.
+package protocol FileSystemCalls: Sendable {
+    /// Creates `path` as a new, empty file open for writing, with `mode`; `EEXIST` when
+    /// anything (a file, a directory, a symlink) already has that name.
+    func create(_ path: String, mode: mode_t) throws(StorageError) -> OpenFile
+
+    /// Opens the existing file at `path` read-only, never through a symlink.
+    func open(_ path: String) throws(StorageError) -> OpenFile
+
+    /// Takes an exclusive advisory lock on `file` without waiting: `false` when another open
+    /// file holds it. The lock lasts until `file` is closed.
+    func tryLock(_ file: OpenFile) throws(StorageError) -> Bool
+
+    /// How many names `file` has in the file system: 0 once it has been unlinked.
+    func linkCount(_ file: OpenFile) throws(StorageError) -> Int
+
+    /// Writes all of `bytes` at the current end of `file`.
+    func write(_ file: OpenFile, _ bytes: [UInt8]) throws(StorageError)
+
+    /// Makes `file`'s data durable (`fsync`; `F_FULLFSYNC` on Darwin).
+    func flush(_ file: OpenFile) throws(StorageError)
+
+    /// Closes `file`, releasing its lock.
+    func close(_ file: OpenFile) throws(StorageError)
+
+    /// Atomically gives the file at `from` the name `to`, replacing whatever had it.
+    func rename(_ from: String, to: String) throws(StorageError)
+
+    /// Makes the directory at `path`'s entries durable: names created, renamed or removed.
+    func flushDirectory(_ path: String) throws(StorageError)
+
+    /// Removes the name `path`.
+    func unlink(_ path: String) throws(StorageError)
+
+    /// Creates the directory `path` with `mode`; `EEXIST` when the name is taken.
+    func makeDirectory(_ path: String, mode: mode_t) throws(StorageError)
+
+    /// The names in the directory at `path`, without `.` and `..`, never through a symlink.
+    /// A name that is not valid UTF-8 is left out: no name this store writes is one.
+    func listDirectory(_ path: String) throws(StorageError) -> [String]
+
+    /// The whole content of the regular file at `path`, never through a symlink; anything
+    /// else at that name (a directory, a device, a pipe) is ``StorageError/Code/corrupt``.
+    func readFile(_ path: String) throws(StorageError) -> [UInt8]
+}
+
+/// A file opened through the seam: the descriptor (or a simulated disk's handle) and the
+/// path it was opened at, so every later error can name the file.
+package struct OpenFile: Sendable, Hashable {
+    package let descriptor: Int32
+    package let path: String
+
+    package init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+}

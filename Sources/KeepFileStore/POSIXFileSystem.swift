@@ -1,0 +1,205 @@
+import KeepPorts
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The live ``FileSystemCalls``: each method is one POSIX call (or the few a whole-file read
+/// or a directory flush needs), its result checked right after the call.
+///
+/// A call interrupted by a signal (`EINTR`) is made again; any other `-1` becomes a
+/// ``StorageError`` through `StorageError.system`, which maps the errno (a refused disk,
+/// a full one) in the one place that mapping lives. Nothing is ever retried after a real
+/// failure: an `EIO` from `fsync` is thrown, once. Every descriptor is opened with
+/// `O_CLOEXEC` (never inherited by a child process) and, where a path could be a planted
+/// symlink, `O_NOFOLLOW`.
+package struct POSIXFileSystem: FileSystemCalls {
+    package init() {}
+
+    package func create(_ path: String, mode: mode_t) throws(StorageError) -> OpenFile {
+        // O_EXCL: a name that exists (even as a dangling symlink) is never reused, so two
+        // writers can never share a temp file.
+        let descriptor = try retried("open", path) {
+            systemOpen(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        }
+        return OpenFile(descriptor: descriptor, path: path)
+    }
+
+    package func open(_ path: String) throws(StorageError) -> OpenFile {
+        // O_NONBLOCK: opening a planted FIFO must not hang; it changes nothing for a file.
+        let descriptor = try retried("open", path) {
+            systemOpen(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0)
+        }
+        return OpenFile(descriptor: descriptor, path: path)
+    }
+
+    package func tryLock(_ file: OpenFile) throws(StorageError) -> Bool {
+        while true {
+            // LOCK_NB: a lock held elsewhere is an answer (a live writer), not a wait.
+            if flock(file.descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+            let error = errno
+            if error == EINTR { continue }
+            if error == EWOULDBLOCK { return false }
+            throw .system("flock", path: file.path, errno: error)
+        }
+    }
+
+    package func linkCount(_ file: OpenFile) throws(StorageError) -> Int {
+        var status = stat()
+        _ = try retried("fstat", file.path) { fstat(file.descriptor, &status) }
+        return Int(status.st_nlink)
+    }
+
+    package func write(_ file: OpenFile, _ bytes: [UInt8]) throws(StorageError) {
+        // write(2) may take fewer bytes than asked; keep going until every byte is in.
+        let failure: Int32? = bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return nil }
+            var offset = 0
+            while offset < buffer.count {
+                let written = systemWrite(file.descriptor, base + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written == 0 {
+                    return EIO  // no progress and no errno: never loop on it
+                } else if errno != EINTR {
+                    return errno
+                }
+            }
+            return nil
+        }
+        if let failure { throw .system("write", path: file.path, errno: failure) }
+    }
+
+    package func flush(_ file: OpenFile) throws(StorageError) {
+        try flushDescriptor(file.descriptor, file.path)
+    }
+
+    package func close(_ file: OpenFile) throws(StorageError) {
+        // Not retried on EINTR: Linux releases the descriptor whatever close(2) returns,
+        // and a second close could close a descriptor another thread just opened.
+        if systemClose(file.descriptor) == -1, errno != EINTR {
+            throw .system("close", path: file.path, errno: errno)
+        }
+    }
+
+    package func rename(_ from: String, to: String) throws(StorageError) {
+        _ = try retried("rename", from) { systemRename(from, to) }
+    }
+
+    package func flushDirectory(_ path: String) throws(StorageError) {
+        // A directory's entries are flushed through a descriptor of the directory itself.
+        let descriptor = try retried("open", path) {
+            systemOpen(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        }
+        defer { _ = systemClose(descriptor) }  // read-only: closing cannot lose anything
+        try flushDescriptor(descriptor, path)
+    }
+
+    package func unlink(_ path: String) throws(StorageError) {
+        _ = try retried("unlink", path) { systemUnlink(path) }
+    }
+
+    package func makeDirectory(_ path: String, mode: mode_t) throws(StorageError) {
+        _ = try retried("mkdir", path) { mkdir(path, mode) }
+    }
+
+    package func listDirectory(_ path: String) throws(StorageError) -> [String] {
+        // open + fdopendir rather than opendir: only the open can refuse a symlink.
+        let descriptor = try retried("open", path) {
+            systemOpen(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        }
+        guard let directory = fdopendir(descriptor) else {
+            let error = errno
+            _ = systemClose(descriptor)  // fdopendir failed, so the descriptor is still ours
+            throw .system("fdopendir", path: path, errno: error)
+        }
+        defer { closedir(directory) }  // closes the descriptor too
+        var names: [String] = []
+        while true {
+            // readdir returns nil both at the end and on failure; only errno tells them apart.
+            errno = 0
+            guard let entry = readdir(directory) else {
+                if errno != 0 { throw .system("readdir", path: path, errno: errno) }
+                return names
+            }
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if bytes == [0x2e] || bytes == [0x2e, 0x2e] { continue }
+            if let name = String(validating: bytes, as: UTF8.self) { names.append(name) }
+        }
+    }
+
+    package func readFile(_ path: String) throws(StorageError) -> [UInt8] {
+        let file = try open(path)
+        defer { _ = systemClose(file.descriptor) }  // read-only: closing cannot lose anything
+        var status = stat()
+        _ = try retried("fstat", path) { fstat(file.descriptor, &status) }
+        // Only a regular file holds a value; a directory or a device at a key's name does not.
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw StorageError(code: .corrupt, operation: "read", path: path, reason: "not a regular file")
+        }
+        var content: [UInt8] = []
+        content.reserveCapacity(Int(status.st_size))
+        // Sized to the file and one byte more, so a whole value usually takes one read and
+        // the end of file the next; a file that grew meanwhile is read on to its end.
+        var chunk = [UInt8](repeating: 0, count: min(max(Int(status.st_size) + 1, 4096), 16 << 20))
+        while true {
+            let count = chunk.withUnsafeMutableBytes { systemRead(file.descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                content.append(contentsOf: chunk[..<count])
+            } else if count == 0 {
+                return content  // end of file
+            } else if errno != EINTR {
+                throw .system("read", path: path, errno: errno)
+            }
+        }
+    }
+
+    /// Flushes one descriptor's data to stable storage. On Darwin plain `fsync` stops at the
+    /// drive's cache, so `F_FULLFSYNC` asks the drive to write it through; a file system
+    /// that does not support it (some network volumes) falls back to `fsync`.
+    private func flushDescriptor(_ descriptor: Int32, _ path: String) throws(StorageError) {
+        #if canImport(Darwin)
+            while fcntl(descriptor, F_FULLFSYNC) == -1 {
+                let error = errno
+                if error == EINTR { continue }
+                if error != ENOTSUP && error != EINVAL {
+                    throw .system("fcntl(F_FULLFSYNC)", path: path, errno: error)
+                }
+                _ = try retried("fsync", path) { fsync(descriptor) }
+                return
+            }
+        #else
+            _ = try retried("fsync", path) { fsync(descriptor) }
+        #endif
+    }
+
+    /// Runs `call` until it returns something other than `-1`-with-`EINTR`; throws the
+    /// typed error for any other `-1`.
+    private func retried<Result: BinaryInteger>(
+        _ operation: String, _ path: String, _ call: () -> Result
+    ) throws(StorageError) -> Result {
+        while true {
+            let result = call()
+            if result != -1 { return result }
+            let error = errno
+            if error != EINTR { throw .system(operation, path: path, errno: error) }
+        }
+    }
+}
+
+// MARK: - The C calls whose names the methods above shadow
+
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
+private func systemClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
+private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
+private func systemUnlink(_ path: String) -> Int32 { unlink(path) }
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
+}
+private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, bytes, count)
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// `secret-tool`, libsecret's own command-line client: an independent witness of what
+/// Keep put in the keyring, and a second writer Keep must read.
+struct SecretTool {
+    /// The environment it runs in: a private bus's, or this process's (the session keyring).
+    let environment: [String: String]?
+
+    static var isInstalled: Bool { Command.isInstalled("secret-tool") }
+
+    /// Stores `value` under `attributes`, as a user would at a shell.
+    func store(label: String, _ attributes: KeyValuePairs<String, String>, value: String) async throws {
+        try await Command.run(
+            "secret-tool", ["store", "--label=\(label)"] + Self.arguments(attributes), environment: environment,
+            input: Data(value.utf8)
+        ).succeeded("secret-tool store")
+    }
+
+    /// The value stored under `attributes`, or `nil` when secret-tool finds none.
+    func lookup(_ attributes: KeyValuePairs<String, String>) async throws -> String? {
+        let result = try await Command.run(
+            "secret-tool", ["lookup"] + Self.arguments(attributes), environment: environment)
+        if result.status == 1 && result.output.isEmpty { return nil }
+        return try result.succeeded("secret-tool lookup").output
+    }
+
+    /// What `secret-tool search --all` reports for `attributes`: how many items match, and
+    /// every value of each attribute across them.
+    func search(_ attributes: KeyValuePairs<String, String>) async throws -> SearchResult {
+        let result = try await Command.run(
+            "secret-tool", ["search", "--all"] + Self.arguments(attributes), environment: environment)
+        // Finding nothing is exit status 1 with nothing printed.
+        if result.status == 1 && result.output.isEmpty { return SearchResult(count: 0, attributes: [:]) }
+        try result.succeeded("secret-tool search")
+        // Each item starts with its path in brackets on standard output; its attributes
+        // go to standard error as `attribute.NAME = VALUE`.
+        let count = result.output.split(separator: "\n").filter { $0.hasPrefix("[") }.count
+        var values: [String: [String]] = [:]
+        for line in result.errors.split(separator: "\n") where line.hasPrefix("attribute.") {
+            guard let equals = line.range(of: " = ") else { continue }
+            let name = line[line.index(line.startIndex, offsetBy: "attribute.".count)..<equals.lowerBound]
+            values[String(name), default: []].append(String(line[equals.upperBound...]))
+        }
+        return SearchResult(count: count, attributes: values)
+    }
+
+    private static func arguments(_ attributes: KeyValuePairs<String, String>) -> [String] {
+        attributes.flatMap { [$0.key, $0.value] }
+    }
+}
+
+/// What `secret-tool search --all` found.
+struct SearchResult {
+    /// How many items matched.
+    let count: Int
+    /// Every value each attribute has across the items found.
+    let attributes: [String: [String]]
+}
