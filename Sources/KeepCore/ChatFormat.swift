@@ -21,21 +21,58 @@ enum ChatFormat {
     /// The format this build writes, and the newest it reads.
     static let version = 1
 
-    private static let timeStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-    private static let wholeSecondsStyle = Date.ISO8601FormatStyle()
+    /// Whole seconds in UTC: `2025-06-14T15:30:12Z`. The milliseconds are added by hand,
+    /// because a format style truncates a fraction that a round trip through `Double` left
+    /// a hair below its value, and a chat's times would creep back one millisecond a save.
+    private static let secondsStyle = Date.ISO8601FormatStyle()
 
     /// `date` as the format keeps it (to the millisecond), so that a chat compares equal
-    /// to itself after a round trip through storage.
+    /// to itself after any number of round trips through storage.
     static func normalized(_ date: Date) -> Date {
-        (try? timeStyle.parse(timeStyle.format(date))) ?? date
+        self.date(milliseconds: milliseconds(date))
+    }
+
+    private static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// The one way a time is made from milliseconds, so equal milliseconds are equal dates.
+    private static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    /// `2025-06-14T15:30:12.345Z`.
+    private static func format(_ date: Date) -> String {
+        let total = milliseconds(date)
+        let fraction = (total % 1000 + 1000) % 1000
+        let seconds = (total - fraction) / 1000
+        let whole = secondsStyle.format(Date(timeIntervalSince1970: Double(seconds)))
+        return whole.dropLast() + "." + String(format: "%03lld", fraction) + "Z"
+    }
+
+    /// The time `text` names, with or without a fraction (digits past the millisecond are
+    /// dropped), or `nil` when it is not a UTC ISO 8601 time.
+    private static func parse(_ text: String) -> Date? {
+        guard text.hasSuffix("Z") else { return nil }
+        let parts = text.dropLast().split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = try? secondsStyle.parse(parts[0] + "Z") else { return nil }
+        var fraction: Int64 = 0
+        if parts.count == 2 {
+            let digits = parts[1]
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let parsed = Int64((digits + "00").prefix(3))
+            else { return nil }
+            fraction = parsed
+        }
+        return date(milliseconds: Int64(whole.timeIntervalSince1970) * 1000 + fraction)
     }
 
     static func text(of chat: Chat) throws -> String {
         let record = Record(
-            version: version, id: chat.id, title: chat.title, created: timeStyle.format(chat.created),
-            updated: timeStyle.format(chat.updated), engine: chat.engine,
+            version: version, id: chat.id, title: chat.title, created: format(chat.created),
+            updated: format(chat.updated), engine: chat.engine,
             messages: chat.messages.map {
-                MessageRecord(role: $0.role.rawValue, text: $0.text, time: timeStyle.format($0.time))
+                MessageRecord(role: $0.role.rawValue, text: $0.text, time: format($0.time))
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -83,7 +120,7 @@ enum ChatFormat {
     }
 
     private static func time(_ text: String, _ field: String) throws(Unreadable) -> Date {
-        if let date = (try? timeStyle.parse(text)) ?? (try? wholeSecondsStyle.parse(text)) { return date }
+        if let date = parse(text) { return date }
         throw Unreadable(reason: "\(field) is not an ISO 8601 time")
     }
 

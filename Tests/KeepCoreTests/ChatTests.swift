@@ -175,6 +175,40 @@ struct ChatTests {
         #expect((object["created"] as? String)?.hasSuffix("Z") == true)
     }
 
+    @Test(
+        "a chat's times survive any number of saves, to the millisecond",
+        arguments: [1_718_379_012.345, 1_718_379_012.3456789, 1_750_000_000.999_9, 0.001, -1.5, 4_102_444_800.007])
+    func timesSurviveSaves(seconds: Double) async throws {
+        let repository = ChatRepository(storage: MemoryStorage())
+        let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: seconds) }
+        let session = try await ChatSession.start(repository: repository, now: clock)
+        await session.record(question: "q", answer: "a", engine: "echo")
+        var chat = try #require(try await repository.read(await session.id))
+        #expect(chat == (await session.chat))
+        #expect(abs(chat.created.timeIntervalSince1970 - seconds) <= 0.0005)
+        for _ in 0..<5 {
+            try await repository.save(chat)
+            let reread = try #require(try await repository.read(chat.id))
+            #expect(reread == chat)
+            chat = reread
+        }
+    }
+
+    @Test("a time written by hand with or without a fraction reads, and one that is not UTC ISO 8601 does not")
+    func handWrittenTimes() async throws {
+        let storage = MemoryStorage()
+        let repository = ChatRepository(storage: storage)
+        for (time, readable) in [
+            ("2025-06-15T15:06:40Z", true), ("2025-06-15T15:06:40.5Z", true), ("2025-06-15T15:06:40.123456Z", true),
+            ("2025-06-15T15:06:40+02:00", false), ("2025-06-15T15:06:40.Z", false), ("2025-06-15 15:06:40Z", false),
+            ("15:06:40", false),
+        ] {
+            let text = try Self.chatText(id: "c", role: "user", time: time)
+            try await storage.write(StorageKey(.chats, "c"), text)
+            #expect((try await repository.listUnreadable()).isEmpty == readable, "\(time)")
+        }
+    }
+
     @Test("new chat ids are safe for any store, unique, and sort by creation time")
     func newIdsAreSafeAndSortable() async throws {
         let clock = SteppingClock()

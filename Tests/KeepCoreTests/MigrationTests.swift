@@ -1,5 +1,7 @@
+import Foundation
 import KeepConformance
 import KeepCore
+import KeepFileStore
 import KeepPorts
 import Testing
 
@@ -13,8 +15,9 @@ struct MigrationTests {
 
     @Test("migration runs once and never overwrites newer data", arguments: StoreKind.allCases)
     func runsOnceAndNeverOverwrites(kind: StoreKind) async throws {
-        let source = try kind.fixture().open()
-        let target = try kind.fixture().open()
+        let fixture = try kind.fixture()
+        let source = try fixture.openLegacy()
+        let target = try fixture.open()
         let legacy: [StorageKey: String] = [
             StorageKey(.chats, "c1"): "old c1", StorageKey(.chats, "c2"): "old c2",
             StorageKey(.settings, "settings"): #"{"engineId": "remote"}"#, StorageKey(.drafts, "c2"): "draft",
@@ -62,9 +65,9 @@ struct MigrationTests {
         "a migration that fails part-way writes no marker, and the next launch finishes it",
         arguments: StoreKind.allCases)
     func aPartialFailureIsRetried(kind: StoreKind) async throws {
-        let source = try kind.fixture().open()
-        for id in ["a", "b", "c"] { try await source.write(StorageKey(.chats, id), "value \(id)") }
         let fixture = try kind.fixture()
+        let source = try fixture.openLegacy()
+        for id in ["a", "b", "c"] { try await source.write(StorageKey(.chats, id), "value \(id)") }
         let target = FaultyStorage(try fixture.open())
         await target.fail([.write], errno: ENOSPC, only: StorageKey(.chats, "b"))
 
@@ -88,10 +91,10 @@ struct MigrationTests {
 
     @Test("a failed migration leaves the new store usable", arguments: StoreKind.allCases)
     func aFailedMigrationLeavesTheStoreUsable(kind: StoreKind) async throws {
-        let source = FaultyStorage(try kind.fixture().open())
+        let fixture = try kind.fixture()
+        let source = FaultyStorage(try fixture.openLegacy())
         try await source.write(StorageKey(.chats, "old"), "old chat")
         await source.fail([.read, .list], errno: EIO)
-        let fixture = try kind.fixture()
         let reported = Mutexed<[MigrationError]>([])
         let prepared = PreparedStorage(try fixture.open(), migratingFrom: source) { error in
             reported.value.append(error)
@@ -115,7 +118,8 @@ struct MigrationTests {
 
     @Test("an existing install's chats are carried onto the native store", arguments: StoreKind.allCases)
     func anExistingInstallIsCarriedOver(kind: StoreKind) async throws {
-        let legacy = try kind.fixture().open()
+        let fixture = try kind.fixture()
+        let legacy = try fixture.openLegacy()
         let clock = SteppingClock()
         let oldChats = ChatRepository(storage: legacy, now: clock.now)
         var originals: [Chat] = []
@@ -127,7 +131,6 @@ struct MigrationTests {
         try await legacy.write(SettingsStore.key, #"{"engineId": "remote", "someNumberSetting": 1.5}"#)
         try await legacy.write(StorageKey(.drafts, originals[0].id), "an unanswered question")
 
-        let fixture = try kind.fixture()
         let reported = Mutexed<[MigrationError]>([])
         let native = PreparedStorage(try fixture.open(), migratingFrom: legacy) { reported.value.append($0) }
         guard
@@ -149,6 +152,66 @@ struct MigrationTests {
         let nextLaunch = PreparedStorage(try fixture.open(), migratingFrom: counted) { reported.value.append($0) }
         #expect(try await nextLaunch.listIds(.chats).count == 2)
         #expect(await counted.calls.isEmpty)
+    }
+
+    @Test("a store.json written by an older build comes across whole on first launch, exactly once")
+    func anOlderBuildsStoreJsonComesAcross() async throws {
+        let directory = try TemporaryDirectory()
+        // Two chats in the format the repository writes, made in memory, then written into
+        // store.json by hand, the way an older build's whole-blob store left them.
+        let clock = SteppingClock()
+        let scratch = MemoryStorage()
+        var originals: [Chat] = []
+        for question in ["from the old build", "another old chat"] {
+            let session = try await ChatSession.start(repository: ChatRepository(storage: scratch, now: clock.now))
+            await session.record(question: question, answer: "kept", engine: "remote")
+            originals.insert(await session.chat, at: 0)
+        }
+        var blob: [String: String] = [
+            "keep.settings.settings": #"{"engineId": "remote"}"#,
+            "keep.drafts.\(originals[1].id)": "the question left unanswered",
+            "another-app.key": "not ours",
+        ]
+        for chat in originals {
+            blob["keep.chats.\(chat.id)"] = try await scratch.read(StorageKey(.chats, chat.id))
+        }
+        let legacyFile = directory.appending("store.json")
+        try JSONSerialization.data(withJSONObject: blob, options: [.sortedKeys]).write(to: URL(filePath: legacyFile))
+        let legacyBytes = try Data(contentsOf: URL(filePath: legacyFile))
+
+        let reported = Mutexed<[MigrationError]>([])
+        let native = PreparedStorage(
+            try FileStore(root: directory.path), migratingFrom: try BlobFileStore(root: directory.path)
+        ) { reported.value.append($0) }
+        guard
+            case .ready(let core) = await boot(
+                storage: native, secrets: MemorySecrets(), defs: TestSettings.defs, defaultEngine: "echo")
+        else {
+            Issue.record("boot failed")
+            return
+        }
+        #expect(reported.value.isEmpty)
+        let listed = try await core.chats.list()
+        let bad = try await core.chats.listUnreadable()
+        #expect(listed == originals, "\(listed.map(\.id)) \(originals.map(\.id)) \(bad)")
+        #expect(try await core.chats.draft(for: originals[1].id) == "the question left unanswered")
+        #expect(core.engineId == "remote")
+        // Each chat is now its own file under store/, and store.json is exactly as it was.
+        let chatFile = directory.appending("store/chats/\(originals[0].id)")
+        #expect(
+            FileManager.default.contents(atPath: chatFile).map { String(decoding: $0, as: UTF8.self) }
+                == blob["keep.chats.\(originals[0].id)"])
+        #expect(try Data(contentsOf: URL(filePath: legacyFile)) == legacyBytes)
+
+        // Exactly once: a later launch reads nothing from store.json, even when it changed.
+        let old = FaultyStorage(try BlobFileStore(root: directory.path))
+        try await old.write(StorageKey(.chats, "written-by-a-rolled-back-build"), "{}")
+        let callsBefore = await old.calls
+        let nextLaunch = PreparedStorage(try FileStore(root: directory.path), migratingFrom: old) {
+            reported.value.append($0)
+        }
+        #expect(try await nextLaunch.listIds(.chats).sorted() == originals.map(\.id).sorted())
+        #expect(await old.calls == callsBefore)
     }
 
     @Test("prepared storage runs its migration once, before the first read")
