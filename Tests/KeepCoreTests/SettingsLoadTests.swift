@@ -1,6 +1,7 @@
 import Foundation
 import KeepConformance
 import KeepCore
+import KeepFileStore
 import KeepPorts
 import Testing
 
@@ -168,6 +169,32 @@ struct SettingsLoadTests {
         try await settings.load()
         try await settings.set("engineId", .string("remote"))
         #expect(settings.value("engineId") == .string("remote"))
+    }
+
+    @Test("a settings file of bytes that are not text is left byte for byte on the file store")
+    func bytesThatAreNotTextAreLeftAlone() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try FileStore(root: directory.path)
+        try await store.write(StorageKey(.chats, "c1"), "makes the store's directories")
+        try FileManager.default.createDirectory(
+            atPath: directory.appending("store/settings"), withIntermediateDirectories: true)
+        let path = directory.appending("store/settings/settings")
+        let garbage = Data([0xFF, 0xFE, 0x00, 0x7B, 0xC3])
+        try garbage.write(to: URL(filePath: path))
+
+        let result = await boot(
+            storage: try FileStore(root: directory.path), secrets: MemorySecrets(), defs: TestSettings.defs,
+            defaultEngine: "echo")
+        guard case .ready(let core) = result else {
+            Issue.record("boot failed on a settings file of junk bytes: \(result)")
+            return
+        }
+        guard case .unreadable = core.settings.health else {
+            Issue.record("not reported: \(core.settings.health)")
+            return
+        }
+        await #expect(throws: SettingsError.self) { try await core.settings.set("engineId", .string("remote")) }
+        #expect(try Data(contentsOf: URL(filePath: path)) == garbage)
     }
 
     @Test(
