@@ -11,7 +11,7 @@ public enum SettingRegistry {
     public static let engineIds = ["echo", "remote"]
 
     public static let engineId = SettingDef(
-        key: "engineId", defaultValue: .string("echo"), label: "Engine",
+        key: AppCore.engineKey, defaultValue: .string("echo"), label: "Engine",
         help: "Which engine answers: echo (offline, repeats you) or remote (an OpenAI-compatible server). "
             + "The engine you pick is remembered for the next launch.",
         section: "Engine", validator: .oneOf(engineIds))
