@@ -69,39 +69,11 @@ public enum StorageContract {
     public static let concurrentReaderNeverSeesATornValue = Case(
         "a concurrent reader never sees a torn value"
     ) { make, expect in
-        let store = try await make()
-        let key = StorageKey(.chats, "contended")
-        let writers = 10
-        let rounds = 3
-        let size = 256 * 1024
-        try await withThrowingTaskGroup(of: [String].self) { group in
-            for writer in 0..<writers {
-                group.addTask {
-                    for round in 0..<rounds {
-                        try await store.write(key, TornValue.make(writer: writer, round: round, size: size))
-                    }
-                    return []
-                }
-            }
-            group.addTask {
-                var problems: [String] = []
-                for _ in 0..<(writers * rounds * 4) {
-                    if let value = try await store.read(key), let problem = TornValue.problem(value, size: size) {
-                        problems.append(problem)
-                    }
-                    await Task.yield()
-                }
-                return problems
-            }
-            for try await problems in group {
-                try expect.that(problems.isEmpty, "a reader saw \(problems.count) torn values: \(problems[0])")
-            }
-        }
-        let last = try await store.read(key)
-        try expect.that(last != nil, "the key is absent after ten writers wrote it")
-        if let last {
-            try expect.that(TornValue.problem(last, size: size) == nil, "the final value is torn")
-        }
+        let report = try await TornReadProbe.run(on: try await make(), size: 256 * 1024)
+        try expect.that(report.reads > 0, "the reader never read while the writers wrote")
+        try expect.that(
+            report.problems.isEmpty,
+            "\(report.problems.count) of \(report.reads) reads were torn, the first: \(report.problems.first ?? "")")
     }
 
     public static let removingAnAbsentKeySucceeds = Case("removing an absent key succeeds") { make, expect in
@@ -201,30 +173,5 @@ public enum StorageContract {
             _ = try await store.read(key)
         }
         try expect.equal(try await store.listIds(.chats), [], "listIds after the refused write")
-    }
-}
-
-/// Values for the torn-write case: each says who wrote it, so a reader can tell a whole
-/// value from a prefix or a mix of two.
-enum TornValue {
-    static func make(writer: Int, round: Int, size: Int) -> String {
-        let header = "w\(writer)r\(round):"
-        let fill = Character(Unicode.Scalar(UInt8(ascii: "a") + UInt8((writer * 7 + round) % 26)))
-        return header + String(repeating: fill, count: size - header.utf8.count)
-    }
-
-    /// Why `value` is not a whole value `make` could have produced, or nil when it is.
-    static func problem(_ value: String, size: Int) -> String? {
-        guard let colon = value.firstIndex(of: ":"), value.hasPrefix("w") else {
-            return "a value without its header (\(value.utf8.count) bytes)"
-        }
-        let parts = value[value.index(after: value.startIndex)..<colon].split(separator: "r")
-        guard parts.count == 2, let writer = Int(parts[0]), let round = Int(parts[1]) else {
-            return "a value with a garbled header"
-        }
-        if value != make(writer: writer, round: round, size: size) {
-            return "writer \(writer) round \(round): \(value.utf8.count) of \(size) bytes, or mixed"
-        }
-        return nil
     }
 }

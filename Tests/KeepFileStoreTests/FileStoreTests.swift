@@ -21,33 +21,11 @@ struct FileStoreTests {
     @Test("a concurrent reader never sees a torn value", arguments: [256 * 1024, 1024 * 1024])
     func aConcurrentReaderNeverSeesATornValue(size: Int) async throws {
         let directory = try TemporaryDirectory()
-        let store = try FileStore(root: directory.path)
-        let key = StorageKey(.chats, "contended")
-        try await store.write(key, MarkedValue.make(writer: 99, round: 0, size: size))
-        let writersDone = Flag()
-        // The reader has a thread of its own, so its reads overlap the writers' for real.
-        let readerThread = DedicatedThread()
-        defer { readerThread.stop() }
-        let reader = Task(executorPreference: readerThread) {
-            try await Self.readUntil(writersDone, store, key, size: size)
-        }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for writer in 0..<10 {
-                group.addTask {
-                    for round in 0..<3 {
-                        try await store.write(key, MarkedValue.make(writer: writer, round: round, size: size))
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
-        writersDone.set()
-        let (count, problems) = try await reader.value
-        #expect(count > 0, "the reader read nothing")
+        let report = try await TornReadProbe.run(on: try FileStore(root: directory.path), size: size)
+        #expect(report.reads > 0, "the reader read nothing")
         #expect(
-            problems.count == 0, "\(problems.count) of \(count) reads were torn, the first: \(problems.first ?? "")")
-        let last = try #require(try await store.read(key))
-        #expect(MarkedValue.problem(last, size: size) == nil)
+            report.problems.isEmpty,
+            "\(report.problems.count) of \(report.reads) reads were torn, the first: \(report.problems.first ?? "")")
     }
 
     @Test("a multi-megabyte value written by ten concurrent writers always reads back whole")
@@ -303,22 +281,6 @@ struct FileStoreTests {
 
     /// Reads `key` until `done` is set (at least once), counting reads and torn values. It
     /// never yields: run it on a thread of its own.
-    private static func readUntil(
-        _ done: Flag, _ store: FileStore, _ key: StorageKey, size: Int
-    ) async throws -> (count: Int, problems: [String]) {
-        var count = 0
-        var problems: [String] = []
-        repeat {
-            if let value = try await store.read(key) {
-                count += 1
-                if let problem = MarkedValue.problem(value, size: size) { problems.append(problem) }
-            } else {
-                problems.append("the key read as absent")
-            }
-        } while !done.isSet
-        return (count, problems)
-    }
-
     /// Whether `call` names `path`, as its subject or as a rename's destination.
     private static func names(_ call: FileSystemCall, _ path: String) -> Bool {
         if case .rename(let from, let to) = call { return from == path || to == path }

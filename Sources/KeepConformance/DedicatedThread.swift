@@ -4,22 +4,24 @@ import Synchronization
 /// A task executor with one thread of its own, so a task that loops on blocking system calls
 /// runs beside the shared cooperative pool (two threads on a two-core machine) instead of
 /// taking one of them, and truly at the same time as the tasks on it.
-final class DedicatedThread: TaskExecutor {
+///
+/// Call ``stop()`` when done; the thread ends once the jobs already enqueued have run.
+public final class DedicatedThread: TaskExecutor {
     private let jobs = Mutex<(queue: [UnownedJob], stopped: Bool)>(([], false))
     private let wakeUp = DispatchSemaphore(value: 0)
 
-    init() {
+    public init() {
         Thread { self.run() }.start()
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         jobs.withLock { $0.queue.append(job) }
         wakeUp.signal()
     }
 
     /// Lets the thread finish once the jobs already enqueued have run.
-    func stop() {
+    public func stop() {
         jobs.withLock { $0.stopped = true }
         wakeUp.signal()
     }
