@@ -36,7 +36,6 @@ struct ComparisonReport: Sendable, Codable {
     let operation: String
     let baseline: String
     let rows: [RowReport]
-    let notMeasured: [NotMeasured]
 
     /// The row called `name`.
     func row(_ name: String) -> RowReport? {
@@ -95,6 +94,5 @@ extension ComparisonReport {
         metric = comparison.metric
         operation = comparison.operation
         baseline = comparison.baseline
-        notMeasured = comparison.notMeasured
     }
 }

@@ -2,8 +2,7 @@
 ///
 /// For ``Metric/latency`` the ratio is a contender's time over the baseline's (lower is
 /// better); for ``Metric/throughput`` it is its operations per second over the baseline's
-/// (higher is better); either way taken round by round, and the median kept. Rows that
-/// cannot be measured in this build say why.
+/// (higher is better); either way taken round by round, and the median kept.
 struct Comparison: Sendable {
     enum Metric: String, Sendable, Codable {
         /// Time per operation.
@@ -20,12 +19,4 @@ struct Comparison: Sendable {
     /// The name of the contender every ratio is taken against.
     let baseline: String
     let contenders: [Contender]
-    /// Rows that belong in this table but are not measured here, with the reason.
-    var notMeasured: [NotMeasured] = []
-}
-
-/// A row that is not measured in this run, and why.
-struct NotMeasured: Sendable, Codable, Equatable {
-    let name: String
-    let reason: String
 }

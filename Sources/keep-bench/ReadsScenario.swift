@@ -1,15 +1,17 @@
+import Foundation
+import KeepCore
 import KeepFileStore
 import KeepPorts
 
-/// Reading one chat, and listing every chat, with 10,000 chats of 2 KiB stored: the file
-/// store against reading the files raw, with SQLite and the whole-blob store beside them.
+/// Reading one chat, and listing every chat, with 10,000 chats of about 2 KiB stored: the
+/// file store and KeepCore's chat list against reading the files raw, with SQLite and
+/// the whole-blob store beside them.
 ///
-/// All reads are warm (the files are in the page cache after the first round), which is
-/// what an app that lists its chats at launch and again later sees after the first time.
-/// The chats are laid down raw, as in the scaling scenario.
+/// The chats are real ones, in ``KeepCore/ChatRepository``'s own format (two turns each),
+/// laid down raw as in the scaling scenario. All reads are warm (the files are in the page
+/// cache after the first round): what an app sees when it lists its chats a second time.
 struct ReadsScenario: Scenario {
     let id = ScenarioID.reads
-    static let valueSize = 2048
 
     static let rawRead = "raw read: open, read, close"
     static let fileStoreRead = "file store read"
@@ -20,34 +22,35 @@ struct ReadsScenario: Scenario {
     static let rawNames = "raw: readdir, names only"
     static let listIds = "file store listIds"
     static let listAndRead = "file store listIds, then read each"
-    static let blobList = "whole-blob store listIds"
     static let chatList = "chat list (KeepCore ChatRepository.list)"
+    static let blobList = "whole-blob store listIds"
 
-    static func readTitle(_ count: Int) -> String { "read one chat (2 KiB) among \(Format.count(count))" }
+    static func readTitle(_ count: Int) -> String { "read one chat (about 2 KiB) among \(Format.count(count))" }
     static func listTitle(_ count: Int) -> String { "list \(Format.count(count)) chats" }
 
     func prepare(in directory: String, scale: Scale) async throws -> Preparation {
         let count = scale.chatCount
+        let chats = try await Self.chats(count)
         let root = directory + "/files"
         let namespace = root + "/store/chats"
         try RawFile.makeDirectories(namespace)
-        let sqlite = try SQLiteKeyValue(path: directory + "/sqlite.db")
         var blob = Array("{\n".utf8)
-        for index in 0..<count {
-            let id = Payload.id("c", index)
-            let value = Payload.bytes(Self.valueSize, seed: index)
-            try RawFile.create(namespace + "/" + id, value)
+        for (index, chat) in chats.enumerated() {
+            try RawFile.create(namespace + "/" + chat.id, chat.bytes)
+            let value = try JSONEncoder().encode(String(decoding: chat.bytes, as: UTF8.self))
             blob +=
-                Array("  \"keep.chats.\(id)\": \"".utf8) + value + Array((index == count - 1 ? "\"\n" : "\",\n").utf8)
+                Array("  \"keep.chats.\(chat.id)\": ".utf8) + value + Array((index == count - 1 ? "\n" : ",\n").utf8)
         }
-        try await sqlite.fill(count: count, prefix: "c", value: Payload.bytes(Self.valueSize))
         try RawFile.makeDirectories(directory + "/blob")
         try RawFile.create(directory + "/blob/store.json", blob + Array("}\n".utf8))
+        let sqlite = try SQLiteKeyValue(path: directory + "/sqlite.db")
+        try await sqlite.fill(chats.map { (key: $0.id, value: $0.bytes) })
         RawFile.flushEverything()
 
         let fileStore = try FileStore(root: root)
+        let repository = ChatRepository(storage: fileStore)
         let blobStore = try BlobFileStore(root: directory + "/blob")
-        let middle = Payload.id("c", count / 2)
+        let middle = chats[count / 2].id
         let key = StorageKey(.chats, middle)
         let reads = 100
         let blobBound = count >= 10_000 ? scale.boundedRepetitions : nil
@@ -80,15 +83,42 @@ struct ReadsScenario: Scenario {
                         _ = try await fileStore.read(StorageKey(.chats, id))
                     }
                 },
+                Contender(Self.chatList, note: "reads and decodes every chat, sorts them") {
+                    _ = try await repository.list()
+                },
                 Contender(Self.blobList, note: blobNote, sampleLimit: blobBound) {
                     _ = try await blobStore.listIds(.chats)
                 },
-            ],
-            notMeasured: [
-                NotMeasured(
-                    name: Self.chatList,
-                    reason: "KeepCore's ChatRepository has not landed on main yet; this row measures it once it has")
             ])
         return .ready([read, list])
+    }
+
+    /// `count` chats of two turns each, about 2 KiB, as ChatRepository writes them.
+    private static func chats(_ count: Int) async throws -> [(id: String, bytes: [UInt8])] {
+        let memory = MemoryStorage()
+        let repository = ChatRepository(storage: memory)
+        let start = Date(timeIntervalSince1970: 1_750_000_000)
+        var ids: [String] = []
+        for index in 0..<count {
+            let id = Payload.id("c", index)
+            let time = start.addingTimeInterval(Double(index) * 60)
+            let messages = (0..<4).map { turn in
+                ChatMessage(
+                    role: turn % 2 == 0 ? .user : .assistant,
+                    text: Payload.text(turn % 2 == 0 ? 200 : 700, seed: index * 4 + turn),
+                    time: time.addingTimeInterval(Double(turn)))
+            }
+            try await repository.save(
+                Chat(id: id, title: "chat \(index)", messages: messages, created: time, engine: "echo"))
+            ids.append(id)
+        }
+        var chats: [(id: String, bytes: [UInt8])] = []
+        for id in ids {
+            guard let text = try await memory.read(StorageKey(.chats, id)) else {
+                throw BenchError(.setup, "chat list", "the chat \(id) just saved reads as absent")
+            }
+            chats.append((id, Array(text.utf8)))
+        }
+        return chats
     }
 }

@@ -80,11 +80,11 @@ actor SQLiteKeyValue {
         return Array(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(select, 0))))
     }
 
-    /// Inserts `count` rows `prefix000000`… holding `value`, in one transaction: set-up only.
-    func fill(count: Int, prefix: String, value: [UInt8]) throws(BenchError) {
+    /// Inserts `rows` in one transaction: set-up only.
+    func fill(_ rows: [(key: String, value: [UInt8])]) throws(BenchError) {
         try Self.expect(connection, "BEGIN", answers: nil, path)
-        for index in 0..<count {
-            try put(Payload.id(prefix, index), value)
+        for row in rows {
+            try put(row.key, row.value)
         }
         try Self.expect(connection, "COMMIT", answers: nil, path)
     }

@@ -67,9 +67,6 @@ enum TableRenderer {
             }
             out.append("| \(Format.ratio(row.ratio)) | \(name) | \(median) | \(spread) | \(row.seconds.samples) |")
         }
-        for row in comparison.notMeasured {
-            out.append("| – | \(row.name) | not measured: \(row.reason) | | |")
-        }
         out.append("")
         return out
     }
