@@ -2,8 +2,10 @@
 /// sample, so drift in the machine (page cache, writeback, a neighbour's load) falls on
 /// all of them alike, rather than on whichever ran last.
 ///
-/// The first ``Scale/warmUp`` rounds are run and thrown away. The order within a round
-/// rotates by one each round, so no contender always follows the same one. A bounded
+/// The first ``Scale/warmUp`` rounds are run and thrown away. The order within a round is
+/// shuffled afresh each round (from a fixed seed, so every run takes the same orders): a
+/// contender pays for work its predecessor left behind (a checkpoint, writeback), and a
+/// fixed or merely rotated order would hand it the same predecessor every round. A bounded
 /// contender (``Contender/sampleLimit``) warms up once and then takes part only in the
 /// first rounds it is allowed.
 ///
@@ -15,9 +17,9 @@ enum Sampler {
     static func run(_ contenders: [Contender], scale: Scale) async throws -> [[Double?]] {
         var samples = Array(repeating: [Double?](repeating: nil, count: scale.repetitions), count: contenders.count)
         let rounds = scale.warmUp + scale.repetitions
+        var generator = SplitMix64(seed: 0x6B65_6570)
         for round in 0..<rounds {
-            for offset in 0..<contenders.count {
-                let index = (offset + round) % contenders.count
+            for index in contenders.indices.shuffled(using: &generator) {
                 let contender = contenders[index]
                 let warmUp = contender.sampleLimit == nil ? scale.warmUp : min(1, scale.warmUp)
                 let kept = contender.sampleLimit.map { min($0, scale.repetitions) } ?? scale.repetitions
@@ -38,5 +40,22 @@ enum Sampler {
 
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    }
+}
+
+// MARK: - The shuffle
+
+/// SplitMix64: a small, fast generator whose whole sequence follows from its seed.
+private struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

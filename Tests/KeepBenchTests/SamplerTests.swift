@@ -6,17 +6,23 @@ import Testing
 /// How samples are taken and summarised: interleaved, warmed up, bounded where asked.
 @Suite("keep-bench's sampler")
 struct SamplerTests {
-    @Test("contenders are sampled interleaved, the order rotating each round, after the warm-up rounds")
+    @Test("contenders are sampled interleaved, once each per round, in an order shuffled afresh each round")
     func contendersAreInterleaved() async throws {
         let calls = Mutex<[String]>([])
-        let contenders = ["A", "B", "C"].map { name in Contender(name) { calls.withLock { $0.append(name) } } }
+        let names = ["A", "B", "C", "D"]
+        let contenders = names.map { name in Contender(name) { calls.withLock { $0.append(name) } } }
         var scale = Scale.quick
-        scale.warmUp = 1
-        scale.repetitions = 3
+        scale.warmUp = 2
+        scale.repetitions = 10
         let samples = try await Sampler.run(contenders, scale: scale)
-        #expect(calls.withLock { $0 } == ["A", "B", "C", "B", "C", "A", "C", "A", "B", "A", "B", "C"])
-        // The warm-up round is run, and thrown away.
-        #expect(samples.map { $0.compactMap { $0 }.count } == [3, 3, 3])
+        let rounds = stride(from: 0, to: 48, by: 4).map { Array(calls.withLock { $0 }[$0..<$0 + 4]) }
+        #expect(calls.withLock { $0.count } == 48)
+        #expect(rounds.allSatisfy { $0.sorted() == names }, "a round ran someone twice: \(rounds)")
+        // Not one fixed order, nor one rotated: each contender follows more than one other.
+        let predecessors = Dictionary(grouping: rounds.flatMap { zip($0, $0.dropFirst()) }, by: \.1)
+        #expect(predecessors.values.allSatisfy { Set($0.map(\.0)).count > 1 }, "\(rounds)")
+        // The warm-up rounds are run, and thrown away.
+        #expect(samples.map { $0.compactMap { $0 }.count } == [10, 10, 10, 10])
     }
 
     @Test("a bounded contender warms up once and stops at its bound, among the others' measured rounds")
@@ -34,12 +40,15 @@ struct SamplerTests {
             samples.map { $0.map { $0 != nil } } == [
                 Array(repeating: true, count: 5), [true, true, false, false, false],
             ])
-        // The slow one warms up in round 2, the others' last warm-up, and is measured in rounds
-        // 3 and 4, the others' first measured ones; the order rotates each round.
-        #expect(
-            calls.withLock { $0 } == [
-                "fast", "fast", "fast", "slow", "slow", "fast", "fast", "slow", "fast", "fast", "fast",
-            ])
+        let order = calls.withLock { $0 }
+        #expect(order.count { $0 == "fast" } == 8)
+        #expect(order.count { $0 == "slow" } == 3)
+        // "fast" runs once a round, so the runs of it before a call say the call's round: the
+        // slow one warms up in round 2, the others' last warm-up, and is measured in 3 and 4.
+        for (index, name) in order.enumerated() where name == "slow" {
+            let fastBefore = order[..<index].count { $0 == "fast" }
+            #expect((2...5).contains(fastBefore), "\(order)")
+        }
     }
 
     @Test("a ratio is taken round by round against the baseline, and the median of those kept")
