@@ -15,7 +15,9 @@ import KeepPorts
 /// the temp over the target and flushes the directory. A reader sees the whole old file or
 /// the whole new one; when `replace` returns, both the bytes and the name are durable (on a
 /// disk that honours flushes). When it throws, nothing was acknowledged, the old file is
-/// intact, and the temp file is gone (or, if the process died, left for `sweep`).
+/// intact, and the temp file is gone (or, if the process died, left for `sweep`). Writes
+/// renamed into one directory at the same time share its flush (``GroupCommit``), and each
+/// still returns only after a flush that began after its own rename.
 ///
 /// Temp files are named `.keep-tmp-` and 32 random hex digits: a leading `.` no encoded id
 /// has, and a name no two writers share (`O_EXCL` refuses a clash). A writer holds an
@@ -24,6 +26,13 @@ import KeepPorts
 /// released its lock when the process died).
 struct AtomicWriter: Sendable {
     let calls: any FileSystemCalls
+    /// How concurrent writes in one directory share its flush.
+    let flushing: any DirectoryFlushing
+
+    init(calls: any FileSystemCalls, flushing: any DirectoryFlushing = GroupCommit()) {
+        self.calls = calls
+        self.flushing = flushing
+    }
 
     static let tempPrefix = ".keep-tmp-"
     static let directoryMode: mode_t = 0o700
@@ -34,7 +43,17 @@ struct AtomicWriter: Sendable {
 
     /// Durably replaces `directory/name` with `bytes`, creating `directory` (and any missing
     /// parent, each 0700) first when it does not exist.
-    func replace(in directory: String, name: String, bytes: [UInt8]) throws(StorageError) {
+    func replace(in directory: String, name: String, bytes: [UInt8]) async throws(StorageError) {
+        try renameIntoPlace(in: directory, name: name, bytes: bytes)
+        // 6. The rename durable: without this a power cut can bring the old name back. The
+        //    flush is shared with the writes renamed into this directory at the same time, and
+        //    only one that began after this rename counts (see `GroupCommit`).
+        try await flushing.flushed(directory) { [calls] () throws(StorageError) in try calls.flushDirectory(directory) }
+    }
+
+    /// Steps 1 to 5 of `replace`: the new bytes in a temp file, flushed, renamed over the
+    /// target; everything but the directory's flush. Blocks in system calls.
+    private func renameIntoPlace(in directory: String, name: String, bytes: [UInt8]) throws(StorageError) {
         let target = Self.join(directory, name)
         var createdDirectory = false
         for _ in 0..<Self.attempts {
@@ -68,8 +87,6 @@ struct AtomicWriter: Sendable {
             // 5. Closed only now, so the lock covered the temp until it stopped being one; its
             //    data is already flushed, so a close error says nothing about the value.
             try calls.close(file)
-            // 6. The rename durable: without this a power cut can bring the old name back.
-            try calls.flushDirectory(directory)
             return
         }
         throw StorageError(

@@ -24,7 +24,9 @@ import KeepPorts
 /// string is listed, and reading it is `.corrupt`.
 ///
 /// The actor makes each read-change-write whole within one instance; two instances, or two
-/// processes, on the same file can lose each other's updates, as whole-blob stores do.
+/// processes, on the same file can lose each other's updates, as whole-blob stores do. A
+/// write suspends only once its rename is done, to wait for the directory's flush; a call
+/// that runs meanwhile reads the renamed file.
 public actor BlobFileStore: StoragePort {
     /// The file: `<root>/store.json`.
     public nonisolated let path: String
@@ -50,26 +52,26 @@ public actor BlobFileStore: StoragePort {
         return try load().value(key, path: path)
     }
 
-    public func write(_ key: StorageKey, _ value: String) throws(StorageError) {
+    public func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         try check(key, "write")
         var document = try load()
         document.set(key, value)
-        try save(document)
+        try await save(document)
     }
 
-    public func remove(_ key: StorageKey) throws(StorageError) {
+    public func remove(_ key: StorageKey) async throws(StorageError) {
         try check(key, "remove")
         var document = try load()
-        if document.removeAll(where: { $0 == key }) { try save(document) }
+        if document.removeAll(where: { $0 == key }) { try await save(document) }
     }
 
     public func listIds(_ namespace: Namespace) throws(StorageError) -> [String] {
         try load().ids(in: namespace)
     }
 
-    public func clear(_ namespace: Namespace) throws(StorageError) {
+    public func clear(_ namespace: Namespace) async throws(StorageError) {
         var document = try load()
-        if document.removeAll(where: { $0.namespace == namespace }) { try save(document) }
+        if document.removeAll(where: { $0.namespace == namespace }) { try await save(document) }
     }
 
     /// The file as a document; an empty one when there is no file yet.
@@ -83,8 +85,8 @@ public actor BlobFileStore: StoragePort {
         return try BlobDocument(parsing: bytes, path: path)
     }
 
-    private func save(_ document: BlobDocument) throws(StorageError) {
-        try writer.replace(in: root, name: "store.json", bytes: document.serialized())
+    private func save(_ document: BlobDocument) async throws(StorageError) {
+        try await writer.replace(in: root, name: "store.json", bytes: document.serialized())
     }
 
     /// Refuses the empty id, which no member key can hold apart from its namespace.

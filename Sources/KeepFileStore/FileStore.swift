@@ -31,7 +31,10 @@ import KeepPorts
 /// errno. Opening a store removes the temp files of writers that died, never a live one's.
 ///
 /// The system calls block the calling thread (a few milliseconds for the two flushes of a
-/// write); they run on whatever executor calls the method.
+/// write); they run on whatever executor calls the method. Writes in flight at the same time
+/// in one namespace share the directory's flush (group commit, see ``GroupCommit``): a write
+/// waits, suspended, for the first flush that begins after its rename, so none returns
+/// before its own rename is durable, and a lone write flushes at once.
 public struct FileStore: StoragePort {
     /// The directory the store lives under; values are in its `store` subdirectory.
     public let root: String
@@ -47,9 +50,11 @@ public struct FileStore: StoragePort {
     }
 
     /// The store under `root`, reaching the disk only through `calls`.
-    package init(root: String, calls: any FileSystemCalls) throws(StorageError) {
+    package init(
+        root: String, calls: any FileSystemCalls, flushing: any DirectoryFlushing = GroupCommit()
+    ) throws(StorageError) {
         self.root = try DataRoot.checked(root)
-        writer = AtomicWriter(calls: calls)
+        writer = AtomicWriter(calls: calls, flushing: flushing)
         for namespace in Namespace.allCases {
             try writer.sweep(directory(namespace))
         }
@@ -71,7 +76,7 @@ public struct FileStore: StoragePort {
 
     public func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         let name = try IdEncoding.fileName(for: key, operation: "write")
-        try writer.replace(in: directory(key.namespace), name: name, bytes: Array(value.utf8))
+        try await writer.replace(in: directory(key.namespace), name: name, bytes: Array(value.utf8))
     }
 
     public func remove(_ key: StorageKey) async throws(StorageError) {
