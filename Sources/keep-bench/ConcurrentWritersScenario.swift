@@ -3,7 +3,8 @@ import KeepPorts
 
 /// Durable writes per second with 1, 4 and 16 writers at once, each overwriting a 1 KiB
 /// key of its own in one namespace: the file store, written from tasks as an app would,
-/// against SQLite in WAL mode with `synchronous=FULL` and one row per transaction.
+/// against SQLite in WAL mode with `synchronous=FULL` and one row per transaction, and
+/// against itself without group commit (every write flushing the directory alone).
 ///
 /// A sample is every writer making ``Scale/writesPerWriter`` writes; its time over the
 /// number of writes is the time per write, and its inverse the rate. SQLite's writers are
@@ -13,6 +14,7 @@ struct ConcurrentWritersScenario: Scenario {
     static let valueSize = 1024
 
     static let fileStore = "file store"
+    static let withoutGroupCommit = "file store without group commit"
     static let sqlite = "SQLite WAL, synchronous=FULL"
 
     static func title(_ writers: Int) -> String {
@@ -21,6 +23,8 @@ struct ConcurrentWritersScenario: Scenario {
 
     func prepare(in directory: String, scale: Scale) async throws -> Preparation {
         let fileStore = try FileStore(root: directory + "/files")
+        let eachFlushes = try FileStore(
+            root: directory + "/files", calls: POSIXFileSystem(), flushing: EachWriteFlushes())
         let sqlite = try SQLiteKeyValue(path: directory + "/sqlite.db")
         let most = scale.writerCounts.max() ?? 1
         let values = (0..<most).map { Payload.text(Self.valueSize, seed: $0) }
@@ -31,37 +35,48 @@ struct ConcurrentWritersScenario: Scenario {
         }
         RawFile.flushEverything()
         let writes = scale.writesPerWriter
+        let bytes = values.map { Array($0.utf8) }
         let comparisons = scale.writerCounts.map { writers in
             Comparison(
                 title: Self.title(writers), metric: .throughput, operation: "write", baseline: Self.sqlite,
                 contenders: [
                     Contender(Self.fileStore, count: writers, operationsPerSample: writers * writes) {
-                        try await withThrowingTaskGroup(of: Void.self) { group in
-                            for writer in 0..<writers {
-                                group.addTask {
-                                    let key = StorageKey(.chats, Payload.id("w", writer))
-                                    for _ in 0..<writes { try await fileStore.write(key, values[writer]) }
-                                }
-                            }
-                            try await group.waitForAll()
+                        try await Self.together(writers, times: writes) { writer in
+                            try await fileStore.write(StorageKey(.chats, Payload.id("w", writer)), values[writer])
+                        }
+                    },
+                    Contender(
+                        Self.withoutGroupCommit, note: "each write flushes the directory", count: writers,
+                        operationsPerSample: writers * writes
+                    ) {
+                        try await Self.together(writers, times: writes) { writer in
+                            try await eachFlushes.write(StorageKey(.chats, Payload.id("w", writer)), values[writer])
                         }
                     },
                     Contender(
                         Self.sqlite, note: "one row per transaction", count: writers,
                         operationsPerSample: writers * writes
                     ) {
-                        try await withThrowingTaskGroup(of: Void.self) { group in
-                            for writer in 0..<writers {
-                                group.addTask {
-                                    let bytes = Array(values[writer].utf8)
-                                    for _ in 0..<writes { try await sqlite.put(Payload.id("w", writer), bytes) }
-                                }
-                            }
-                            try await group.waitForAll()
+                        try await Self.together(writers, times: writes) { writer in
+                            try await sqlite.put(Payload.id("w", writer), bytes[writer])
                         }
                     },
                 ])
         }
         return .ready(comparisons)
+    }
+
+    /// `writers` tasks at once, each making `times` writes with `write(writer)`.
+    private static func together(
+        _ writers: Int, times: Int, _ write: @escaping @Sendable (Int) async throws -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    for _ in 0..<times { try await write(writer) }
+                }
+            }
+            try await group.waitForAll()
+        }
     }
 }
