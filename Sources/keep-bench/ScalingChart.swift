@@ -62,7 +62,7 @@ enum ScalingChart {
                 "<line x1=\"\(number(left))\" y1=\"\(at)\" x2=\"\(number(width - right))\" y2=\"\(at)\" stroke=\"#ddd\"/>"
             )
             svg.append(
-                "<text x=\"\(number(left - 8))\" y=\"\(at)\" text-anchor=\"end\" dominant-baseline=\"middle\">\(escaped(Format.duration(seconds)))</text>"
+                "<text x=\"\(number(left - 8))\" y=\"\(at)\" text-anchor=\"end\" dominant-baseline=\"middle\">\(escaped(tick(seconds)))</text>"
             )
         }
         // One tick per measured count on the keys axis.
@@ -109,6 +109,18 @@ enum ScalingChart {
         )
         svg.append("</svg>")
         return svg.joined(separator: "\n") + "\n"
+    }
+
+    /// A decade's label: `100 µs`, `1 ms`, `10 s`.
+    static func tick(_ seconds: Double) -> String {
+        let (value, unit): (Double, String) =
+            switch seconds {
+            case ..<0.999e-6: (seconds * 1e9, "ns")
+            case ..<0.999e-3: (seconds * 1e6, "µs")
+            case ..<0.999: (seconds * 1e3, "ms")
+            default: (seconds, "s")
+            }
+        return "\(Int(value.rounded())) \(unit)"
     }
 
     /// `text` safe inside an SVG element.
