@@ -48,6 +48,8 @@ struct RowReport: Sendable, Codable {
     let name: String
     let note: String?
     let count: Int?
+    /// The most samples it was allowed, when it was bounded for being slow.
+    let bound: Int?
     /// Seconds per operation.
     let seconds: Spread
     /// Operations per second at the median (and at p10/p90 of time, swapped), for a
@@ -86,7 +88,9 @@ extension ComparisonReport {
                 comparison.metric == .throughput && spread.median > 0
                 ? RowReport.PerSecond(median: 1 / spread.median, low: 1 / spread.p90, high: 1 / spread.p10) : nil
             return RowReport(
-                name: contender.name, note: contender.note, count: contender.count, seconds: spread,
+                name: contender.name, note: contender.note, count: contender.count,
+                bound: contender.sampleLimit.flatMap { $0 < rounds.count ? $0 : nil },
+                seconds: spread,
                 perSecond: perSecond, ratio: Spread(ratios)?.median ?? 0,
                 isBaseline: contender.name == comparison.baseline)
         }

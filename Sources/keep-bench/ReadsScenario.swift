@@ -30,13 +30,11 @@ struct ReadsScenario: Scenario {
 
     func prepare(in directory: String, scale: Scale) async throws -> Preparation {
         let count = scale.chatCount
-        let chats = try await Self.chats(count)
+        let chats = try await ChatFixtures.make(count)
         let root = directory + "/files"
-        let namespace = root + "/store/chats"
-        try RawFile.makeDirectories(namespace)
+        let namespace = try ChatFixtures.layDown(chats, under: root)
         var blob = Array("{\n".utf8)
         for (index, chat) in chats.enumerated() {
-            try RawFile.create(namespace + "/" + chat.id, chat.bytes)
             let value = try JSONEncoder().encode(String(decoding: chat.bytes, as: UTF8.self))
             blob +=
                 Array("  \"keep.chats.\(chat.id)\": ".utf8) + value + Array((index == count - 1 ? "\n" : ",\n").utf8)
@@ -54,7 +52,7 @@ struct ReadsScenario: Scenario {
         let key = StorageKey(.chats, middle)
         let reads = 100
         let blobBound = count >= 10_000 ? scale.boundedRepetitions : nil
-        let blobNote = blobBound.map { "parses the whole file; bounded to \($0) samples" } ?? "parses the whole file"
+        let blobNote = "parses the whole file"
 
         let read = Comparison(
             title: Self.readTitle(count), metric: .latency, operation: "read", baseline: Self.rawRead,
@@ -83,7 +81,10 @@ struct ReadsScenario: Scenario {
                         _ = try await fileStore.read(StorageKey(.chats, id))
                     }
                 },
-                Contender(Self.chatList, note: "reads and decodes every chat, sorts them") {
+                Contender(
+                    Self.chatList, note: "reads and decodes every chat, sorts them",
+                    sampleLimit: scale.slowRepetitions
+                ) {
                     _ = try await repository.list()
                 },
                 Contender(Self.blobList, note: blobNote, sampleLimit: blobBound) {
@@ -91,34 +92,5 @@ struct ReadsScenario: Scenario {
                 },
             ])
         return .ready([read, list])
-    }
-
-    /// `count` chats of two turns each, about 2 KiB, as ChatRepository writes them.
-    private static func chats(_ count: Int) async throws -> [(id: String, bytes: [UInt8])] {
-        let memory = MemoryStorage()
-        let repository = ChatRepository(storage: memory)
-        let start = Date(timeIntervalSince1970: 1_750_000_000)
-        var ids: [String] = []
-        for index in 0..<count {
-            let id = Payload.id("c", index)
-            let time = start.addingTimeInterval(Double(index) * 60)
-            let messages = (0..<4).map { turn in
-                ChatMessage(
-                    role: turn % 2 == 0 ? .user : .assistant,
-                    text: Payload.text(turn % 2 == 0 ? 200 : 700, seed: index * 4 + turn),
-                    time: time.addingTimeInterval(Double(turn)))
-            }
-            try await repository.save(
-                Chat(id: id, title: "chat \(index)", messages: messages, created: time, engine: "echo"))
-            ids.append(id)
-        }
-        var chats: [(id: String, bytes: [UInt8])] = []
-        for id in ids {
-            guard let text = try await memory.read(StorageKey(.chats, id)) else {
-                throw BenchError(.setup, "chat list", "the chat \(id) just saved reads as absent")
-            }
-            chats.append((id, Array(text.utf8)))
-        }
-        return chats
     }
 }

@@ -16,6 +16,9 @@ struct Scale: Sendable, Equatable {
     var writerCounts: [Int]
     /// Durable writes each writer makes in one sample.
     var writesPerWriter: Int
+    /// Samples kept for a contender that takes about half a second: a whole `keep` process,
+    /// or the chat list of 10,000 chats.
+    var slowRepetitions: Int
     /// Seals or opens per sample of a 1 KiB payload; a 64 KiB sample does 1/16 of these.
     var sealsPerSample: Int
     /// Secret Service calls per sample.
@@ -25,12 +28,13 @@ struct Scale: Sendable, Equatable {
 
     static let full = Scale(
         warmUp: 3, repetitions: 60, boundedRepetitions: 5, scalingCounts: [10, 1_000, 10_000, 100_000],
-        chatCount: 10_000, writerCounts: [1, 4, 16], writesPerWriter: 4, sealsPerSample: 320,
+        chatCount: 10_000, writerCounts: [1, 4, 16], writesPerWriter: 4, slowRepetitions: 15, sealsPerSample: 320,
         secretCallsPerSample: 5, isQuick: false)
 
     static let quick = Scale(
         warmUp: 1, repetitions: 3, boundedRepetitions: 2, scalingCounts: [10, 1_000], chatCount: 200,
-        writerCounts: [1, 4, 16], writesPerWriter: 1, sealsPerSample: 32, secretCallsPerSample: 2, isQuick: true)
+        writerCounts: [1, 4, 16], writesPerWriter: 1, slowRepetitions: 2, sealsPerSample: 32, secretCallsPerSample: 2,
+        isQuick: true)
 
     /// This scale with `count` samples per contender (bounded ones keep their bound, or
     /// fewer when `count` is smaller).
@@ -38,6 +42,7 @@ struct Scale: Sendable, Equatable {
         var scale = self
         scale.repetitions = count
         scale.boundedRepetitions = min(boundedRepetitions, count)
+        scale.slowRepetitions = min(slowRepetitions, count)
         return scale
     }
 }

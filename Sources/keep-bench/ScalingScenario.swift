@@ -43,8 +43,7 @@ struct ScalingScenario: Scenario {
             let bounded = count >= 100_000
             blobs.append(
                 Contender(
-                    Self.blobStore(count), note: bounded ? "bounded to \(scale.boundedRepetitions) samples" : nil,
-                    count: count, sampleLimit: bounded ? scale.boundedRepetitions : nil
+                    Self.blobStore(count), count: count, sampleLimit: bounded ? scale.boundedRepetitions : nil
                 ) { try await blobStore.write(key, text) })
         }
         RawFile.flushEverything()

@@ -54,7 +54,10 @@ enum TableRenderer {
             "| ratio | contender | median | p10 – p90 | samples |", "| ---: | --- | ---: | ---: | ---: |",
         ]
         for row in comparison.rows {
-            let name = ([row.isBaseline ? "**\(row.name)**" : row.name] + (row.note.map { ["(\($0))"] } ?? []))
+            let notes = [row.note, row.bound.map { "bounded to \($0) samples" }].compactMap { $0 }
+            let name =
+                ([row.isBaseline ? "**\(row.name)**" : row.name]
+                + (notes.isEmpty ? [] : ["(\(notes.joined(separator: "; ")))"]))
                 .joined(separator: " ")
             let median: String
             let spread: String

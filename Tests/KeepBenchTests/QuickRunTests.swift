@@ -47,8 +47,7 @@ struct QuickRunTests {
                 let spread = row.seconds
                 #expect(spread.median > 0 && spread.p10 <= spread.median && spread.median <= spread.p90, "\(row.name)")
                 #expect(row.ratio > 0, "\(comparison.title): \(row.name)")
-                let bounded = row.note?.contains("bounded") == true
-                #expect(spread.samples == (bounded ? Scale.quick.boundedRepetitions : Scale.quick.repetitions))
+                #expect(spread.samples == min(row.bound ?? .max, Scale.quick.repetitions), "\(row.name)")
                 #expect((row.perSecond != nil) == (comparison.metric == .throughput))
             }
         }
