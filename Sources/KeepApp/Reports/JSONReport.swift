@@ -1,0 +1,21 @@
+import Foundation
+
+/// How every `--json` output is written: pretty-printed UTF-8 JSON with sorted keys,
+/// slashes left readable, times as UTC ISO 8601 to the millisecond, one trailing newline.
+///
+/// Sorted keys make the output stable (a diff of two runs shows only what changed); the
+/// shapes themselves are the report types' and are documented in the README.
+public enum JSONReport {
+    /// `value` as JSON text. Throws only for a value JSON cannot hold (a NaN number),
+    /// which no report holds.
+    public static func text(of value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    }
+
+    /// `date` as UTC ISO 8601 with milliseconds: `2025-06-14T15:30:12.345Z`.
+    public static func time(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}
