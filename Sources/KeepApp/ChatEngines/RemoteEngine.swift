@@ -216,7 +216,7 @@ public struct RemoteEngine: ChatEngine {
     }
 
     /// The base URL without any user name or password in it, for messages.
-    var displayURL: String {
+    public var displayURL: String {
         guard var parts = URLComponents(string: baseURL), parts.user != nil || parts.password != nil else {
             return baseURL
         }
@@ -226,7 +226,7 @@ public struct RemoteEngine: ChatEngine {
     }
 
     /// `keep key set SLOT`, with `--account` when the account is not the default.
-    static func keySetCommand(_ ref: SecretRef) -> String {
+    public static func keySetCommand(_ ref: SecretRef) -> String {
         "`keep key set \(ref.slot.rawValue)"
             + (ref.account == "default" ? "" : " --account \(StorageError.quoted(ref.account))") + "`"
     }

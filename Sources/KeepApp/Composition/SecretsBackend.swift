@@ -55,6 +55,12 @@ public struct SecretsBackend: Sendable {
         }
     }
 
+    /// How to get a keyring, and the way around it for one run.
+    public static let keyringAdvice =
+        "to keep keys, run keep where a Secret Service answers: log in to a desktop session, or start one with "
+        + "`dbus-run-session -- bash` and `gnome-keyring-daemon --components=secrets --unlock`; for one run, set "
+        + "OPENAI_API_KEY (or ANTHROPIC_API_KEY, GOOGLE_API_KEY, OPENROUTER_API_KEY) instead"
+
     /// Why a key cannot be stored here, or `nil` when it can: process memory would lose it
     /// the moment the command exits.
     public var refusalToStore: SecretsError? {
@@ -62,9 +68,7 @@ public struct SecretsBackend: Sendable {
         let reason = keyringUnavailable.map { "no keyring answers (\($0))" } ?? "no keyring answers"
         return SecretsError(
             code: .notPersistent, operation: "store a key",
-            detail: "\(reason), and a key set in process memory would be gone when this command exits. "
-                + "To keep keys, run keep where a Secret Service answers: log in to a desktop session, or start "
-                + "one with `dbus-run-session -- bash` and `gnome-keyring-daemon --components=secrets --unlock`. "
-                + "For one run, set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GOOGLE_API_KEY, OPENROUTER_API_KEY) instead")
+            detail: "\(reason), and a key set in process memory would be gone when this command exits; "
+                + Self.keyringAdvice)
     }
 }

@@ -45,7 +45,13 @@ public struct ChatsReport: Codable, Sendable, Equatable {
                 draft: withDraft.contains($0.id))
         }
         unreadable = listing.unreadable.map { Unreadable(id: $0.id, reason: $0.reason) }
+        drafts = Self.draftOnly(listing, draftIds: draftIds)
+    }
+
+    /// The ids in `draftIds` that have no chat, readable or not: new chats whose first
+    /// answer never came, sorted.
+    public static func draftOnly(_ listing: ChatListing, draftIds: [String]) -> [String] {
         let known = Set(listing.chats.map(\.id)).union(listing.unreadable.map(\.id))
-        drafts = draftIds.filter { !known.contains($0) }.sorted()
+        return draftIds.filter { !known.contains($0) }.sorted()
     }
 }

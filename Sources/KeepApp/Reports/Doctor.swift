@@ -205,7 +205,7 @@ public enum Doctor {
         case .processMemory:
             return .init(
                 "secrets", .problem, backend.warning ?? backend.name,
-                advice: backend.refusalToStore?.detail)
+                advice: SecretsBackend.keyringAdvice)
         case .osKeyring, .hardware:
             return .init(
                 "secrets", .ok, "\(backend.name)" + (backend.warning.map { ": " + $0 } ?? ""))

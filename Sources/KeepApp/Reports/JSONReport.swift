@@ -11,7 +11,10 @@ public enum JSONReport {
     public static func text(of value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+        let text = String(decoding: try encoder.encode(value), as: UTF8.self)
+        // Foundation prints an empty list over three lines; `[]` is what a person expects.
+        // A string's newlines are escaped, so a bare newline is always between tokens.
+        return text.replacing(/\[\n\n *\]/, with: "[]") + "\n"
     }
 
     /// `date` as UTC ISO 8601 with milliseconds: `2025-06-14T15:30:12.345Z`.
