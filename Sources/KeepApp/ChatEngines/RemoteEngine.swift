@@ -204,7 +204,7 @@ public struct RemoteEngine: ChatEngine {
             return EngineError(
                 .timeout, "the server at \(displayURL) did not answer for \(Int(idleTimeout)) seconds; gave up")
         case .cannotConnectToHost:
-            return EngineError(.connection, "cannot connect to \(displayURL): is the server running?")
+            return EngineError(.connection, "cannot connect to \(displayURL) (is the server running?)")
         case .cannotFindHost, .dnsLookupFailed:
             return EngineError(.connection, "cannot find the host of \(displayURL)")
         case .networkConnectionLost:

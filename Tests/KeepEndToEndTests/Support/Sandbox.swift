@@ -70,5 +70,51 @@ struct Sandbox {
         let stderr: String
 
         var description: String { "\(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
+
+        /// The chat id `keep ask` printed on standard error (a line of its own, among any
+        /// warnings), or `nil`.
+        var chatId: String? {
+            stderr.split(separator: "\n").first { $0.wholeMatch(of: /\d{8}-\d{6}-[0-9a-f]{6}/) != nil }.map(String.init)
+        }
     }
+}
+
+// MARK: - Set-up shortcuts
+
+extension Sandbox {
+    /// Points the remote engine at `server` (engine, base URL, model), through `keep settings set`.
+    func useRemote(_ server: LoopbackServer, model: String = "test-model") async throws {
+        for (key, value) in [("engineId", "remote"), ("baseUrl", server.baseURL), ("model", model)] {
+            let set = try await run("settings", "set", key, value)
+            guard set.status == .exited(0) else { throw SandboxFailure("settings set \(key) failed:\n\(set)") }
+        }
+    }
+
+    /// Asks `question` (a new chat unless `chat` is given) and answers the chat's id.
+    func ask(_ question: String, chat: String? = nil) async throws -> String {
+        let asked = try await run(["ask"] + (chat.map { ["--chat", $0] } ?? []) + [question])
+        guard asked.status == .exited(0), let id = asked.chatId else { throw SandboxFailure("ask failed:\n\(asked)") }
+        return id
+    }
+
+    /// The chat `id` as `keep chats show --json` prints it.
+    func chat(_ id: String) async throws -> [String: Any] {
+        let shown = try await run("chats", "show", id, "--json")
+        guard shown.status == .exited(0),
+            let chat = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
+        else { throw SandboxFailure("chats show failed:\n\(shown)") }
+        return chat
+    }
+
+    /// The texts of the chat `id`'s messages, in order.
+    func messages(_ id: String) async throws -> [String] {
+        let messages = try await chat(id)["messages"] as? [[String: Any]] ?? []
+        return messages.compactMap { $0["text"] as? String }
+    }
+}
+
+/// A set-up step of a test that did not go as planned.
+struct SandboxFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
