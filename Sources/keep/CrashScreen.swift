@@ -8,15 +8,19 @@ enum CrashScreen {
     static func text(reason: BootResult.Reason, detail: String, root: String?) -> String {
         let advice =
             root.map {
-                "Check \($0): it must be a directory you can read and write, on a disk with free space."
-            } ?? "Set XDG_DATA_HOME or HOME to an absolute path."
+                """
+                  Check \($0):
+                  it must be a directory you can read and write, on a disk with free space.
+                """
+            } ?? "  Set XDG_DATA_HOME or HOME to an absolute path."
         return """
             keep: cannot start: \(reason.rawValue)
 
               \(detail)
 
               keep could not reach its store, so it stopped rather than run without saving
-              anything, and changed nothing. \(advice)
+              anything; nothing was changed.
+            \(advice)
               Then run keep again; `keep doctor` checks the rest.
 
             """
