@@ -66,8 +66,13 @@ final class KeepProcess: Sendable {
             try check(posix_spawn_file_actions_addopen(&actions, 0, path, O_RDWR, 0), "addopen")
             try check(posix_spawn_file_actions_adddup2(&actions, 0, 1), "adddup2")
             try check(posix_spawn_file_actions_adddup2(&actions, 0, 2), "adddup2")
+            // The reader closes its descriptor when the output ends, so input gets one of its
+            // own: one descriptor closed twice could close another test's file.
+            let input = fcntl(master, F_DUPFD_CLOEXEC, 0)
+            guard input >= 0 else { throw SpawnFailure(what: "fcntl F_DUPFD_CLOEXEC", code: errno) }
+            parentEnds.append(input)
             outputEnd = master
-            inputEnd = master
+            inputEnd = input
         } else {
             let stdin = try Self.pipe()
             let stdout = try Self.pipe()
