@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import KeepPorts
 import Synchronization
 
@@ -41,27 +41,29 @@ public struct StoreLock: Sendable {
     /// made or the lock cannot be taken.
     public func acquire() async throws(StorageError) -> Held {
         try Self.makeDirectories(root)
-        let path = path
-        // flock blocks until the lock is free: on a thread of its own, so no task of the
-        // cooperative pool is held up by another process's turn.
-        let result: Result<Int32, StorageError> = await withCheckedContinuation { done in
-            DispatchQueue.global().async { done.resume(returning: Self.lock(path)) }
-        }
-        return Held(descriptor: try result.get())
-    }
-
-    /// Opens and locks `path`; the descriptor holds the lock.
-    private static func lock(_ path: String) -> Result<Int32, StorageError> {
         // O_CLOEXEC: an engine or a child process must not inherit, and so hold, the lock.
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return .failure(.system("open", path: path, errno: errno)) }
-        while flock(descriptor, LOCK_EX) != 0 {
-            let failure = errno
-            if failure == EINTR { continue }  // a signal woke the wait; the lock is still wanted
-            close(descriptor)
-            return .failure(.system("flock", path: path, errno: failure))
+        guard descriptor >= 0 else { throw .system("open", path: path, errno: errno) }
+        let held = Held(descriptor: descriptor)
+        // Free (the usual case): taken at once, without waiting.
+        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return held }
+        guard errno == EWOULDBLOCK || errno == EINTR else { throw .system("flock", path: path, errno: errno) }
+        // Held by another turn: wait for it on a thread of our own, so the wait holds up
+        // no thread of a shared pool (a pool of blocked waiters could not run the holder).
+        let path = path
+        let waited: Result<Void, StorageError> = await withCheckedContinuation { done in
+            Thread {
+                while flock(descriptor, LOCK_EX) != 0 {
+                    let failure = errno
+                    if failure == EINTR { continue }  // a signal woke the wait; the lock is still wanted
+                    done.resume(returning: .failure(.system("flock", path: path, errno: failure)))
+                    return
+                }
+                done.resume(returning: .success(()))
+            }.start()
         }
-        return .success(descriptor)
+        try waited.get()
+        return held
     }
 
     /// Creates `directory` and any missing parent, each 0700; one that exists is fine.
