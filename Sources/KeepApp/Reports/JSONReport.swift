@@ -18,7 +18,13 @@ public enum JSONReport {
     }
 
     /// `date` as UTC ISO 8601 with milliseconds: `2025-06-14T15:30:12.345Z`.
+    ///
+    /// The milliseconds are rounded and written by hand: a format style truncates, and a
+    /// time stored to the millisecond comes back from `Double` a hair below it.
     public static func time(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let total = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let fraction = (total % 1000 + 1000) % 1000
+        let seconds = Date(timeIntervalSince1970: Double((total - fraction) / 1000))
+        return seconds.formatted(Date.ISO8601FormatStyle()).dropLast() + "." + String(format: "%03lld", fraction) + "Z"
     }
 }
