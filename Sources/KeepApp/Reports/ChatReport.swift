@@ -3,11 +3,13 @@ import KeepCore
 /// What `keep chats show ID --json` prints: one chat whole, and its draft.
 ///
 /// ```json
-/// { "created" : "…", "draft" : null, "engine" : "echo", "id" : "…",
+/// { "created" : "…", "engine" : "echo", "id" : "…",
 ///   "messages" : [ { "role" : "user", "text" : "hello", "time" : "…" },
 ///                  { "role" : "assistant", "text" : "echo: hello", "time" : "…" } ],
 ///   "title" : "hello", "updated" : "…" }
 /// ```
+///
+/// `draft` (the question that waits for an answer) is there only when there is one.
 public struct ChatReport: Codable, Sendable, Equatable {
     public struct Message: Codable, Sendable, Equatable {
         /// `user` or `assistant`.

@@ -1,15 +1,15 @@
 /// What `keep doctor` found, check by check (and prints with `--json`).
 ///
 /// ```json
-/// { "checks" : [ { "advice" : null, "detail" : "/home/me/.local/share/keep exists and is writable",
+/// { "checks" : [ { "detail" : "/home/me/.local/share/keep exists and is writable",
 ///                  "name" : "data root", "status" : "ok" }, … ],
 ///   "dataRoot" : "/home/me/.local/share/keep",
 ///   "needsUser" : false }
 /// ```
 ///
 /// `status` is `ok`, `note` (worth knowing, nothing to do) or `problem` (something needs
-/// the user; `advice` says what). `needsUser` is true when any check is a problem, and
-/// `keep doctor` then exits 1.
+/// the user; `advice`, there only when there is some, says what). `needsUser` is true
+/// when any check is a problem, and `keep doctor` then exits 1.
 public struct DoctorReport: Codable, Sendable, Equatable {
     public enum Status: String, Codable, Sendable, Equatable {
         case ok, note, problem

@@ -7,15 +7,18 @@ import KeepPorts
 /// with the settings file, if anything.
 ///
 /// ```json
-/// { "file" : { "healthy" : true, "refusals" : [ ], "status" : "the settings file is fine" },
-///   "key" : { "account" : "default", "configured" : false, "problem" : null, "slot" : "openai" },
+/// { "file" : { "healthy" : true, "refusals" : [], "status" : "the settings file is fine" },
+///   "key" : { "account" : "default", "configured" : false, "slot" : "openai" },
 ///   "secrets" : { "backend" : "Secret Service (OS keyring)", "hardwareBacked" : false,
-///                 "keyringUnavailable" : null, "protection" : "osKeyring", "warning" : "…" },
+///                 "protection" : "osKeyring", "warning" : "…" },
 ///   "settings" : [ { "default" : "echo", "help" : "…", "isSet" : false, "key" : "engineId",
 ///                    "kind" : "string", "label" : "Engine", "rule" : "one of echo, remote",
 ///                    "secret" : false, "section" : "Engine", "value" : "echo" },
 ///                  { "configured" : true, "key" : "openaiApiKey", "secret" : true, … } ] }
 /// ```
+///
+/// A field with nothing to say (a secret's `value`, a `problem` that did not happen) is
+/// left out rather than written as `null`.
 public struct SettingsReport: Codable, Sendable, Equatable {
     /// One setting. A plain one has `value`, `default` and `isSet`; a secret one has
     /// `configured` (or `problem` when the keychain could not be asked) and no value.

@@ -68,11 +68,13 @@ enum KeyCommand {
         let accountName = invocation.arguments.value(account.name) ?? "default"
         let slots: [SecretSlot] = try invocation.positional(0).map { [try slot($0)] } ?? SecretSlot.allCases
         let backend = await invocation.composition.secrets()
+        let refs = slots.map { SecretRef($0, account: accountName) }
+        let width = refs.map(\.description.count).max() ?? 0
         var text = ""
-        for slot in slots {
-            let ref = SecretRef(slot, account: accountName)
+        for ref in refs {
             do {
-                text += "\(ref)  \(try await backend.secrets.has(ref) ? "configured" : "not set")\n"
+                let state = try await backend.secrets.has(ref) ? "configured" : "not set"
+                text += "\(ref.description.padding(toLength: width, withPad: " ", startingAt: 0))  \(state)\n"
             } catch {
                 throw CommandFailure.because(error)
             }
