@@ -18,14 +18,16 @@ enum HiddenInput {
     static func readLine(prompt: String, console: Console) throws(CommandFailure) -> String? {
         var original = termios()
         guard tcgetattr(STDIN_FILENO, &original) == 0 else {
-            throw .failure("cannot read the terminal's settings (\(String(cString: strerror(errno)))); nothing was read")
+            throw .failure(
+                "cannot read the terminal's settings (\(String(cString: strerror(errno)))); nothing was read")
         }
         var hidden = original
         // No echo of what is typed, but the newline still shows, so the next line starts clean.
         hidden.c_lflag &= ~tcflag_t(ECHO)
         hidden.c_lflag |= tcflag_t(ECHONL)
         guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &hidden) == 0 else {
-            throw .failure("cannot turn off the terminal's echo (\(String(cString: strerror(errno)))); nothing was read")
+            throw .failure(
+                "cannot turn off the terminal's echo (\(String(cString: strerror(errno)))); nothing was read")
         }
         let saved = original
         // Ctrl-C while echo is off: echo back on, then leave as Ctrl-C would have.

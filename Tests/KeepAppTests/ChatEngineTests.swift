@@ -1,9 +1,10 @@
 import Foundation
-@testable import KeepApp
 import KeepCore
 import KeepPorts
 import Synchronization
 import Testing
+
+@testable import KeepApp
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -15,9 +16,11 @@ struct ChatEngineTests {
         [ChatMessage(role: .user, text: text, time: Date())]
     }
 
-    @Test("the echo engine answers at once, the same way every time, streamed in pieces", arguments: [
-        "hello", "a question with  two spaces", "line one\nline two", "ünïcödé 🙂",
-    ])
+    @Test(
+        "the echo engine answers at once, the same way every time, streamed in pieces",
+        arguments: [
+            "hello", "a question with  two spaces", "line one\nline two", "ünïcödé 🙂",
+        ])
     func echoAnswers(text: String) async throws {
         let pieces = Mutex<[String]>([])
         let answer = try await EchoEngine().reply(to: Self.question(text)) { piece in
@@ -51,7 +54,9 @@ struct ChatEngineTests {
 
     // MARK: - The remote engine's request
 
-    private static func request(apiKey: String?, baseURL: String = "http://127.0.0.1:8080/v1") throws
+    private static func request(
+        apiKey: String?, baseURL: String = "http://127.0.0.1:8080/v1"
+    ) throws
         -> URLRequest
     {
         try RemoteEngine.request(
@@ -83,9 +88,11 @@ struct ChatEngineTests {
         }
     }
 
-    @Test("the request goes to {baseUrl}/chat/completions, streaming, with the model and temperature", arguments: [
-        "http://127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1/", "http://127.0.0.1:8080/v1//",
-    ])
+    @Test(
+        "the request goes to {baseUrl}/chat/completions, streaming, with the model and temperature",
+        arguments: [
+            "http://127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1/", "http://127.0.0.1:8080/v1//",
+        ])
     func requestShape(baseURL: String) throws {
         let request = try Self.request(apiKey: nil, baseURL: baseURL)
         #expect(request.url?.absoluteString == "http://127.0.0.1:8080/v1/chat/completions")

@@ -22,7 +22,8 @@ struct CompositionTests {
         #expect(backend.keyringUnavailable?.code == .noSessionBus)
         #expect(try await backend.secrets.get(SecretRef(.openai)) == "sk-openai")
         #expect(try await backend.secrets.get(SecretRef(.anthropic)) == "sk-ant")
-        #expect(try await backend.secrets.get(SecretRef(.google)) == "gemini-key", "GEMINI_API_KEY stands in for google")
+        #expect(
+            try await backend.secrets.get(SecretRef(.google)) == "gemini-key", "GEMINI_API_KEY stands in for google")
         #expect(try await backend.secrets.has(SecretRef(.openrouter)) == false, "an empty variable is no key")
         #expect(backend.environmentKeys == ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"])
 
@@ -54,7 +55,8 @@ struct CompositionTests {
 
     @Test(
         "when the Secret Service answers, keys live in it, and nothing is taken from the environment",
-        .enabled(if: ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil, "needs scripts/with-keyring"))
+        .enabled(
+            if: ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil, "needs scripts/with-keyring"))
     func keyringWhenItAnswers() async throws {
         let address = try #require(ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"])
         let account = "composition-\(UUID().uuidString.lowercased())"
@@ -169,7 +171,8 @@ struct CompositionTests {
         try await settings.set("baseUrl", .string("http://10.0.0.7:9000/v1"))
         try await settings.set("model", .string("llama"))
         try await settings.set("keySlot", .string("anthropic"))
-        let remote = try #require(try Platform.engine("remote", settings: settings, secrets: MemorySecrets()) as? RemoteEngine)
+        let remote = try #require(
+            try Platform.engine("remote", settings: settings, secrets: MemorySecrets()) as? RemoteEngine)
         #expect(remote.baseURL == "http://10.0.0.7:9000/v1")
         #expect(remote.model == "llama")
         #expect(remote.temperature == 0.7)

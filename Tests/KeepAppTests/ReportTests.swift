@@ -1,9 +1,10 @@
 import Foundation
-@testable import KeepApp
 import KeepConformance
 import KeepCore
 import KeepPorts
 import Testing
+
+@testable import KeepApp
 
 @Suite("The reports --json prints")
 struct ReportTests {

@@ -37,8 +37,16 @@ struct CommandLineTests {
             (["doctor", "--json=yes"], "keep: --json takes no value", "usage: keep doctor [--json]"),
             (["doctor", "--json", "--json"], "keep: --json is given more than once", "usage: keep doctor"),
             (["key"], "keep: key needs a subcommand", "usage: keep key set|status|rm SLOT [--account NAME]"),
-            (["key", "set", "aws"], "keep: \"aws\" is not a slot; the slots are openai, anthropic, google, openrouter, custom", "usage: keep key set SLOT"),
-            (["store", "ls", "Chats"], "keep: \"Chats\" is not a namespace; the namespaces are chats, settings, drafts, cache", "usage: keep store ls NAMESPACE"),
+            (
+                ["key", "set", "aws"],
+                "keep: \"aws\" is not a slot; the slots are openai, anthropic, google, openrouter, custom",
+                "usage: keep key set SLOT"
+            ),
+            (
+                ["store", "ls", "Chats"],
+                "keep: \"Chats\" is not a namespace; the namespaces are chats, settings, drafts, cache",
+                "usage: keep store ls NAMESPACE"
+            ),
             (["settings", "set", "model"], "keep: missing VALUE", "usage: keep settings set KEY VALUE"),
         ])
     func usageErrors(words: [String], error: String, usage: String) async throws {
@@ -80,7 +88,8 @@ struct CommandLineTests {
         let got = try await sandbox.run("store", "get", "cache", "Some Id/../x")
         #expect(got.status == .exited(0))
         #expect(got.stdout == value)
-        #expect(try String(contentsOfFile: sandbox.file("cache", "~53ome~20~49d~2f~2e~2e~2fx"), encoding: .utf8) == value)
+        #expect(
+            try String(contentsOfFile: sandbox.file("cache", "~53ome~20~49d~2f~2e~2e~2fx"), encoding: .utf8) == value)
         let listed = try await sandbox.run("store", "ls", "cache")
         #expect(listed.stdout.split(separator: "\n").contains("Some Id/../x"), "\(listed)")
         #expect(try await sandbox.run("store", "rm", "cache", "Some Id/../x").status == .exited(0))
@@ -101,7 +110,10 @@ struct CommandLineTests {
         for (key, value, error) in [
             ("engineId", "gpt", "keep: engineId must be one of echo, remote\n"),
             ("baseUrl", "ftp://x", "keep: baseUrl must be an http:// or https:// URL with a host\n"),
-            ("nonsense", "1", "keep: there is no setting called \"nonsense\"; the settings are engineId, baseUrl, model, temperature, keySlot, keyAccount, openaiApiKey\n"),
+            (
+                "nonsense", "1",
+                "keep: there is no setting called \"nonsense\"; the settings are engineId, baseUrl, model, temperature, keySlot, keyAccount, openaiApiKey\n"
+            ),
         ] {
             let refused = try await sandbox.run("settings", "set", key, value)
             #expect(refused.status == .exited(1), "\(key): \(refused)")
@@ -114,7 +126,8 @@ struct CommandLineTests {
         #expect(try String(contentsOfFile: sandbox.file("settings", "settings"), encoding: .utf8) == before)
         #expect(try await sandbox.run("settings", "get", "model").stdout == "llama-3\n")
         #expect(try await sandbox.run("settings", "get", "openaiApiKey").stdout == "not set\n")
-        #expect(try await sandbox.run("settings", "unset", "model").stdout == "model is back to its default (default)\n")
+        #expect(
+            try await sandbox.run("settings", "unset", "model").stdout == "model is back to its default (default)\n")
     }
 
     @Test("keep settings --json lists every setting, secrets as configured or not, and the honest warning")
@@ -125,7 +138,10 @@ struct CommandLineTests {
         #expect(shown.status == .exited(0))
         let report = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
         let rows = try #require(report["settings"] as? [[String: Any]])
-        #expect(rows.map { $0["key"] as? String } == ["engineId", "baseUrl", "model", "temperature", "keySlot", "keyAccount", "openaiApiKey"])
+        #expect(
+            rows.map { $0["key"] as? String } == [
+                "engineId", "baseUrl", "model", "temperature", "keySlot", "keyAccount", "openaiApiKey",
+            ])
         #expect(rows[0]["value"] as? String == "remote" && rows[0]["isSet"] as? Bool == true)
         #expect(rows[3]["value"] as? Double == 0.7 && rows[3]["isSet"] as? Bool == false)
         #expect(rows[6]["secret"] as? Bool == true && rows[6]["configured"] as? Bool == false)

@@ -6,7 +6,9 @@ import Testing
 @Suite("Parallel keep ask")
 struct ParallelAskTests {
     /// Starts one `keep ask` per question at once, and waits for them all.
-    private func askAtOnce(_ sandbox: Sandbox, _ questions: [String], chat: String? = nil) async throws
+    private func askAtOnce(
+        _ sandbox: Sandbox, _ questions: [String], chat: String? = nil
+    ) async throws
         -> [Sandbox.Outcome]
     {
         let processes = try questions.map { question in

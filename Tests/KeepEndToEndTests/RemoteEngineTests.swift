@@ -79,7 +79,10 @@ struct RemoteEngineTests {
                 401, #"{"error":{"message":"Missing bearer token"}}"#,
                 "wants an API key (HTTP 401: Missing bearer token); store one with `keep key set openai`"
             ),
-            (403, #"{"error":"forbidden"}"#, "wants an API key (HTTP 403: forbidden); store one with `keep key set openai`"),
+            (
+                403, #"{"error":"forbidden"}"#,
+                "wants an API key (HTTP 403: forbidden); store one with `keep key set openai`"
+            ),
             (500, #"{"error":{"message":"model not\nloaded"}}"#, "answered HTTP 500: model not loaded"),
             (404, "not json", "answered HTTP 404 Not Found"),
         ])
@@ -133,7 +136,9 @@ struct RemoteEngineTests {
             LoopbackServer.openAI { _, responder in
                 responder.send(
                     status: 200,
-                    body: "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"all at once\"},\"finish_reason\":\"stop\"}]}")
+                    body:
+                        "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"all at once\"},\"finish_reason\":\"stop\"}]}"
+                )
             })
         let sandbox = try await sandbox(for: server)
         let asked = try await sandbox.run("ask", "hi")

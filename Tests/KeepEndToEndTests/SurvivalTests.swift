@@ -55,7 +55,8 @@ struct SurvivalTests {
     func theDraftIsOfferedAgain() async throws {
         let sandbox = try Sandbox()
         let id = try await sandbox.ask("first")
-        #expect(try await sandbox.run("store", "put", "drafts", id, input: "asked before the kill").status == .exited(0))
+        #expect(
+            try await sandbox.run("store", "put", "drafts", id, input: "asked before the kill").status == .exited(0))
 
         let opened = try sandbox.start(["chat", id])
         #expect(await opened.errors?.wait(for: "Unanswered question: \"asked before the kill\"") == true)

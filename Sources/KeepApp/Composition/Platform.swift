@@ -54,7 +54,8 @@ public enum Platform {
         }
         let keys = environment.environmentKeys
         return SecretsBackend(
-            secrets: MemorySecrets(Dictionary(keys.map { ($0.ref, $0.value) }, uniquingKeysWith: { first, _ in first })),
+            secrets: MemorySecrets(
+                Dictionary(keys.map { ($0.ref, $0.value) }, uniquingKeysWith: { first, _ in first })),
             keyStore: MemoryKeyStore(), keyringUnavailable: reason, environmentKeys: keys.map(\.variable))
     }
 

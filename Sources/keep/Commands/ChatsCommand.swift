@@ -25,7 +25,8 @@ enum ChatsCommand {
 
     static let search = Command(
         "search", summary: "Find the chats whose messages contain TEXT (ignoring case), with the matching line",
-        usage: "keep chats search TEXT... [--json]", arguments: ArgumentParser(options: [json], required: ["TEXT"], rest: "TEXT"),
+        usage: "keep chats search TEXT... [--json]",
+        arguments: ArgumentParser(options: [json], required: ["TEXT"], rest: "TEXT"),
         run: searchChats)
 
     // MARK: - List

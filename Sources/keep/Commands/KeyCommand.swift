@@ -19,7 +19,8 @@ enum KeyCommand {
         run: setKey)
 
     static let status = Command(
-        "status", summary: "Say whether a key is stored (never show it)", usage: "keep key status [SLOT] [--account NAME]",
+        "status", summary: "Say whether a key is stored (never show it)",
+        usage: "keep key status [SLOT] [--account NAME]",
         arguments: ArgumentParser(options: [account], optional: ["SLOT"]), run: showStatus)
 
     static let remove = Command(

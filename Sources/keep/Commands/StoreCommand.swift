@@ -11,7 +11,8 @@ enum StoreCommand {
         subcommands: [get, put, remove, list, clear])
 
     static let get = Command(
-        "get", summary: "Print the value at NAMESPACE/ID (exit 1 when there is none)", usage: "keep store get NAMESPACE ID",
+        "get", summary: "Print the value at NAMESPACE/ID (exit 1 when there is none)",
+        usage: "keep store get NAMESPACE ID",
         arguments: ArgumentParser(required: ["NAMESPACE", "ID"]), run: getValue)
 
     static let put = Command(

@@ -260,7 +260,9 @@ final class Responder: Sendable {
             guard let open = connection.descriptor else { return }
             var bytes = Array(text.utf8)[...]
             while !bytes.isEmpty {
-                let sent = bytes.withUnsafeBytes { Foundation.send(open, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                let sent = bytes.withUnsafeBytes {
+                    Foundation.send(open, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
                 if sent < 0, errno == EINTR { continue }
                 guard sent > 0 else { return }  // the client went away
                 bytes = bytes.dropFirst(sent)
