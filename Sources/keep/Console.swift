@@ -17,8 +17,6 @@ import Foundation
 struct Console: Sendable {
     /// Whether standard input is a terminal (a person typing) rather than a pipe or file.
     let inputIsTerminal = isatty(STDIN_FILENO) == 1
-    /// Whether standard output is a terminal.
-    let outputIsTerminal = isatty(STDOUT_FILENO) == 1
 
     /// Writes `text` to standard output as it is.
     func out(_ text: String) {

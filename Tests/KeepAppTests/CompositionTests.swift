@@ -172,14 +172,14 @@ struct CompositionTests {
         try await settings.set("model", .string("llama"))
         try await settings.set("keySlot", .string("anthropic"))
         let remote = try #require(
-            try Platform.engine("remote", settings: settings, secrets: MemorySecrets()) as? RemoteEngine)
+            try Platform.engineFor("remote", settings: settings, secrets: MemorySecrets()) as? RemoteEngine)
         #expect(remote.baseURL == "http://10.0.0.7:9000/v1")
         #expect(remote.model == "llama")
         #expect(remote.temperature == 0.7)
         #expect(remote.keyRef == SecretRef(.anthropic))
-        #expect(try Platform.engine("echo", settings: settings, secrets: MemorySecrets()) is EchoEngine)
+        #expect(try Platform.engineFor("echo", settings: settings, secrets: MemorySecrets()) is EchoEngine)
         #expect {
-            try Platform.engine("gpt", settings: settings, secrets: MemorySecrets())
+            try Platform.engineFor("gpt", settings: settings, secrets: MemorySecrets())
         } throws: { ($0 as? EngineError)?.code == .configuration }
     }
 }

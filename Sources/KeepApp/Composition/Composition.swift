@@ -81,14 +81,10 @@ public actor Composition {
         StoreLock(root: try dataRoot())
     }
 
-    /// The engine `core` starts on: its `engineId` setting, else the default.
+    /// The engine `core` starts on (its `engineId` setting, else the default), set up from
+    /// its settings.
     public func engine(for core: AppCore) async throws(EngineError) -> any ChatEngine {
-        try await engine(core.engineId, for: core)
-    }
-
-    /// The engine called `id`, set up from `core`'s settings.
-    public func engine(_ id: String, for core: AppCore) async throws(EngineError) -> any ChatEngine {
-        try Platform.engine(id, settings: core.settings, secrets: await secrets().secrets)
+        try Platform.engineFor(core.engineId, settings: core.settings, secrets: await secrets().secrets)
     }
 
     /// A turn runner on `engine` over this store.

@@ -3,8 +3,9 @@ import KeepFileStore
 import KeepPorts
 
 /// The process environment, read once by `keep`'s `main` and handed down as a value, so
-/// nothing below the edge reads a variable of its own and every choice made from one can
-/// be tested with an environment the test writes.
+/// no code of keep's below the edge reads a variable of its own, and every choice made
+/// from one (the data root, the keyring's bus, keys for process memory) can be tested with
+/// an environment the test writes.
 public struct LaunchEnvironment: Sendable {
     /// The variables, as the process was given them.
     public let variables: [String: String]

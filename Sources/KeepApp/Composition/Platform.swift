@@ -63,7 +63,7 @@ public enum Platform {
     /// ``RemoteEngine``, whose key is read per request from the ref the `keySlot` and
     /// `keyAccount` settings name. Throws ``EngineError/Code/configuration`` for an id no
     /// engine has, or key settings that name no ref.
-    public static func engine(
+    public static func engineFor(
         _ id: String, settings: SettingsStore, secrets: any SecretsPort
     ) throws(EngineError) -> any ChatEngine {
         switch id {
@@ -76,10 +76,18 @@ public enum Platform {
             } catch {
                 throw EngineError(.configuration, error.description)
             }
+            // Each value was checked against its setting's rule when it was loaded or set; one
+            // of the wrong kind all the same is reported, never replaced.
+            func value<T>(_ def: SettingDef, _ kind: (SettingValue) -> T?) throws(EngineError) -> T {
+                guard let value = settings.value(def.key).flatMap(kind) else {
+                    throw EngineError(.configuration, "\(def.key) must be \(def.rule)")
+                }
+                return value
+            }
             return RemoteEngine(
-                baseURL: settings.value(SettingRegistry.baseUrl.key)?.string ?? "",
-                model: settings.value(SettingRegistry.model.key)?.string ?? "",
-                temperature: settings.value(SettingRegistry.temperature.key)?.number ?? 0.7, keyRef: ref
+                baseURL: try value(SettingRegistry.baseUrl, \.string),
+                model: try value(SettingRegistry.model, \.string),
+                temperature: try value(SettingRegistry.temperature, \.number), keyRef: ref
             ) { () async throws(EngineError) in
                 do throws(SettingsError) {
                     return try await readSecret(secrets: secrets, ref: ref)

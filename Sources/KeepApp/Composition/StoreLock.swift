@@ -47,7 +47,8 @@ public struct StoreLock: Sendable {
         let held = Held(descriptor: descriptor)
         // Free (the usual case): taken at once, without waiting.
         if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return held }
-        guard errno == EWOULDBLOCK || errno == EINTR else { throw .system("flock", path: path, errno: errno) }
+        let busy = errno
+        guard busy == EWOULDBLOCK || busy == EINTR else { throw .system("flock", path: path, errno: busy) }
         // Held by another turn: wait for it on a thread of our own, so the wait holds up
         // no thread of a shared pool (a pool of blocked waiters could not run the holder).
         let path = path

@@ -35,8 +35,7 @@ final class LoopbackServer: Sendable {
     let port: UInt16
     private let listener: Int32
     private let handler: Handler
-    private let received = NSCondition()
-    nonisolated(unsafe) private var log: [Request] = []
+    private let log = Mutex<[Request]>([])
     private let stopped = Mutex(false)
 
     /// `http://127.0.0.1:<port>/v1`, the base URL keep is given.
@@ -69,25 +68,7 @@ final class LoopbackServer: Sendable {
     }
 
     /// Every request received so far, in order.
-    var requests: [Request] {
-        received.lock()
-        defer { received.unlock() }
-        return log
-    }
-
-    /// Waits until `count` requests have arrived (or `seconds` pass); answers whether they did.
-    func waitForRequests(_ count: Int = 1, seconds: Double = 30) async -> Bool {
-        await withCheckedContinuation { done in
-            Thread { [self] in
-                let deadline = Date(timeIntervalSinceNow: seconds)
-                received.lock()
-                while log.count < count, received.wait(until: deadline) {}
-                let arrived = log.count >= count
-                received.unlock()
-                done.resume(returning: arrived)
-            }.start()
-        }
-    }
+    var requests: [Request] { log.withLock { $0 } }
 
     /// Stops accepting connections; connections being served finish on their own.
     func stop() {
@@ -125,10 +106,7 @@ final class LoopbackServer: Sendable {
         let responder = Responder(connection)
         defer { responder.close() }
         guard let request = readRequest(connection, responder) else { return }
-        received.lock()
-        log.append(request)
-        received.broadcast()
-        received.unlock()
+        log.withLock { $0.append(request) }
         handler(request, responder)
     }
 
