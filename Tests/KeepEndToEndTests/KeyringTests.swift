@@ -87,6 +87,38 @@ struct KeyringTests {
         #expect(again.stdout == "There was no key for custom/\"\(account)\".\n")
     }
 
+    @Test("on a terminal, keep key set reads the key without showing it")
+    func hiddenInput() async throws {
+        let sandbox = try Sandbox(keyring: true)
+        try await removingKeys(["custom"], sandbox) {
+            let set = try sandbox.start(["key", "set", "custom", "--account", account], terminal: true)
+            #expect(await set.output.wait(for: "Key for custom/\"\(account)\" (typing is hidden): "))
+            #expect(set.terminalEchoes == false, "echo is off while the key is typed")
+            set.write("sk-typed-unseen\r")
+            #expect(await set.exit() == .exited(0))
+            let shown = await set.output.waitForEnd()
+            #expect(shown.contains("Stored the key for custom/\"\(account)\""), "the check reads what was shown")
+            #expect(!shown.contains("sk-typed-unseen"))
+            #expect(set.terminalEchoes == true, "echo is back on afterwards")
+            let status = try await sandbox.run("key", "status", "custom", "--account", account)
+            #expect(status.stdout.hasPrefix("custom/\"\(account)\"  configured\n"), "\(status)")
+        }
+    }
+
+    @Test("Ctrl-C while a key is typed stores nothing and leaves the terminal echoing")
+    func interruptedHiddenInput() async throws {
+        let sandbox = try Sandbox(keyring: true)
+        let set = try sandbox.start(["key", "set", "custom", "--account", account], terminal: true)
+        #expect(await set.output.wait(for: "(typing is hidden): "))
+        set.write("sk-half")
+        set.write("\u{03}")
+        #expect(await set.exit() == .exited(1))
+        #expect(await set.output.waitForEnd().contains("keep: interrupted; nothing was stored"))
+        #expect(set.terminalEchoes == true)
+        let status = try await sandbox.run("key", "status", "custom", "--account", account)
+        #expect(status.stdout.hasPrefix("custom/\"\(account)\"  not set\n"), "\(status)")
+    }
+
     @Test("keep settings and keep doctor tell the truth about the OS keyring, and doctor exits 0 when all is well")
     func honestProtection() async throws {
         let sandbox = try Sandbox(keyring: true)

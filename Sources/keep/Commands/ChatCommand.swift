@@ -21,8 +21,9 @@ enum ChatCommand {
         } catch {
             throw CommandFailure.because(error)
         }
+        // A key from the environment is used for this run only: say so, and why.
         let backend = await composition.secrets()
-        if engine.id == RemoteEngine.engineId, backend.protection == .processMemory, let warning = backend.warning {
+        if engine.id == RemoteEngine.engineId, !backend.environmentKeys.isEmpty, let warning = backend.warning {
             invocation.console.warning(warning)
         }
         let runner = try await composition.turns(on: engine)

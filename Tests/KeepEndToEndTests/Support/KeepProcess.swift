@@ -129,6 +129,18 @@ final class KeepProcess: Sendable {
         }
     }
 
+    /// Whether the terminal echoes what is typed, as its settings say now (`nil` off a
+    /// terminal). The two sides of a pseudo-terminal share one set of settings, so the
+    /// test's side reads what the child set on its own.
+    var terminalEchoes: Bool? {
+        guard errors == nil else { return nil }
+        return input.withLock { descriptor in
+            var settings = termios()
+            guard let descriptor, tcgetattr(descriptor, &settings) == 0 else { return nil }
+            return settings.c_lflag & tcflag_t(ECHO) != 0
+        }
+    }
+
     /// Closes the input pipe: the process reads end of input. (On a terminal, send Ctrl-D.)
     func closeInput() {
         guard errors != nil else { return }
