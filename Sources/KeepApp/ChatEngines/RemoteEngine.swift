@@ -137,7 +137,8 @@ public struct RemoteEngine: ChatEngine {
                 }
             }
         }
-        if Task.isCancelled { throw EngineError.cancelled }
+        // Cancelled before the end: not an answer. (An answer that was complete is kept.)
+        if Task.isCancelled, !complete { throw EngineError.cancelled }
         guard let response else {
             throw EngineError(.badResponse, "the server at \(displayURL) closed the connection without answering")
         }
