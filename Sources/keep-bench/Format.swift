@@ -20,9 +20,13 @@ enum Format {
         perSecond >= 1000 ? "\(count(Int(perSecond.rounded())))/s" : "\(significant(perSecond))/s"
     }
 
-    /// `1.07×`.
+    /// `1.07×`; `2,235×` from 100 up; two significant digits below 0.01 (`0.0018×`).
     static func ratio(_ ratio: Double) -> String {
-        ratio >= 100 ? "\(count(Int(ratio.rounded())))×" : String(format: "%.2f×", ratio)
+        switch ratio {
+        case 100...: "\(count(Int(ratio.rounded())))×"
+        case 0.01...: String(format: "%.2f×", ratio)
+        default: String(format: "%.2g×", ratio)
+        }
     }
 
     /// `100,000`.
