@@ -79,6 +79,13 @@ final class SimulatedDisk: FileSystemCalls {
         }
     }
 
+    /// Makes the next `count` flushes of a file with unsynced bytes fail with `EIO` the way
+    /// Linux fails them: the bytes not yet on the medium are lost for good but still read
+    /// back, and a later flush of that file succeeds without writing them.
+    func failFlushes(_ count: Int = 1) {
+        machine.withLock { $0.flushFailures += count }
+    }
+
     /// The names in `directory` in the volatile view, sorted; empty when it does not exist.
     func names(in directory: String) -> [String] {
         machine.withLock { ($0.volatile[directory] ?? [:]).keys.sorted() }
@@ -129,6 +136,13 @@ final class SimulatedDisk: FileSystemCalls {
     func flush(_ file: OpenFile) throws(StorageError) {
         try perform(FileSystemCall.flush(file.path).description) { machine throws(StorageError) in
             let inode = try machine.handle(file, "fsync").inode
+            if machine.flushFailures > 0, machine.inodes[inode]?.isUnsynced == true {
+                // Linux on a failed write-back: the error is reported once, the unwritten pages
+                // are marked clean (the page cache still shows them; the medium never will).
+                machine.flushFailures -= 1
+                machine.inodes[inode]?.loseUnsynced()
+                throw .system("fsync", path: file.path, errno: EIO)
+            }
             machine.inodes[inode]?.flush()
         }
     }
@@ -249,19 +263,27 @@ extension SimulatedDisk {
         var volatile: [UInt8] = []
         var durable: [UInt8] = []
         var unsyncedSizes: [Int] = []
+        var writeBackFailed = false
 
         mutating func append(_ bytes: [UInt8]) {
             volatile += bytes
-            unsyncedSizes.append(volatile.count)
+            if !writeBackFailed { unsyncedSizes.append(volatile.count) }
         }
 
         mutating func truncate() {
             volatile = []
-            unsyncedSizes.append(0)
+            if !writeBackFailed { unsyncedSizes.append(0) }
         }
 
         mutating func flush() {
-            durable = volatile
+            if !writeBackFailed { durable = volatile }
+            unsyncedSizes = []
+        }
+
+        /// A failed write-back: what was unsynced never reaches the medium, nor does anything
+        /// written to this file later.
+        mutating func loseUnsynced() {
+            writeBackFailed = true
             unsyncedSizes = []
         }
 
@@ -332,6 +354,7 @@ extension SimulatedDisk {
         var locks: [Int: Int32] = [:]
         var nextInode: Int
         var nextDescriptor: Int32 = 3
+        var flushFailures = 0
         var records: [Record] = []
         var start: Snapshot
 

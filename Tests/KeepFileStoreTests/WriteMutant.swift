@@ -25,6 +25,12 @@ enum WriteMutant: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sharedTempName = "one shared temp name"
     /// Temp files are named without the leading dot, so their names are valid ids.
     case tempListed = "temp files listed"
+    /// A flush that fails with `EIO` is tried again, and its success believed. Only a disk
+    /// whose flush fails (``SimulatedDisk/failFlushes(_:)``) can catch it.
+    case flushRetried = "a failed fsync retried"
+
+    /// The mutants a power cut on a disk that never fails must catch: all but ``flushRetried``.
+    static let caughtByAPowerCut = allCases.filter { $0 != .flushRetried }
 
     var testDescription: String { rawValue }
 
@@ -89,7 +95,11 @@ private final class MutatedCalls: FileSystemCalls {
 
     func flush(_ file: OpenFile) throws(StorageError) {
         if isStandIn(file) || (mutant == .noTempFlush && WriteMutant.isTemp(file.path)) { return }
-        try disk.flush(file)
+        do {
+            try disk.flush(file)
+        } catch let error where mutant == .flushRetried && error.errno == EIO {
+            try disk.flush(file)
+        }
     }
 
     func close(_ file: OpenFile) throws(StorageError) {
