@@ -1,0 +1,29 @@
+import Foundation
+
+/// A conversation as the app keeps it: its id, a title, the messages in order, when it
+/// began and last changed, and the engine that answered last.
+///
+/// Only complete turns are ever part of a stored chat: a question is added together with
+/// its answer (``ChatSession/record(question:answer:engine:)``). How a chat is written to
+/// storage is decided by ``ChatRepository`` alone.
+public struct Chat: Sendable, Equatable, Identifiable {
+    public let id: String
+    public var title: String
+    public var messages: [ChatMessage]
+    public var created: Date
+    public var updated: Date
+    /// The id of the engine that gave the last answer; `nil` before the first.
+    public var engine: String?
+
+    public init(
+        id: String, title: String = "", messages: [ChatMessage] = [], created: Date, updated: Date? = nil,
+        engine: String? = nil
+    ) {
+        self.id = id
+        self.title = title
+        self.messages = messages
+        self.created = created
+        self.updated = updated ?? created
+        self.engine = engine
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+
+/// How a chat is written to storage: a versioned, pretty-printed JSON object.
+///
+/// ```json
+/// {
+///   "created" : "2025-06-14T15:30:12.345Z",
+///   "engine" : "echo",
+///   "id" : "20250614-153012-3fa9c1",
+///   "messages" : [ { "role" : "user", "text" : "hello", "time" : "2025-06-14T15:30:12.345Z" }, ... ],
+///   "title" : "hello",
+///   "updated" : "2025-06-14T15:30:13.001Z",
+///   "version" : 1
+/// }
+/// ```
+///
+/// Times are UTC, ISO 8601, to the millisecond. Reading checks everything: a file from a
+/// newer format, a missing field, a bad time or role, or an id that is not the one the
+/// file is stored under makes the chat unreadable, with a reason that never quotes it.
+enum ChatFormat {
+    /// The format this build writes, and the newest it reads.
+    static let version = 1
+
+    /// Whole seconds in UTC: `2025-06-14T15:30:12Z`. The milliseconds are added by hand,
+    /// because a format style truncates a fraction that a round trip through `Double` left
+    /// a hair below its value, and a chat's times would creep back one millisecond a save.
+    private static let secondsStyle = Date.ISO8601FormatStyle()
+
+    /// `date` as the format keeps it (to the millisecond), so that a chat compares equal
+    /// to itself after any number of round trips through storage.
+    static func normalized(_ date: Date) -> Date {
+        self.date(milliseconds: milliseconds(date))
+    }
+
+    private static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// The one way a time is made from milliseconds, so equal milliseconds are equal dates.
+    private static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    /// `2025-06-14T15:30:12.345Z`.
+    private static func format(_ date: Date) -> String {
+        let total = milliseconds(date)
+        let fraction = (total % 1000 + 1000) % 1000
+        let seconds = (total - fraction) / 1000
+        let whole = secondsStyle.format(Date(timeIntervalSince1970: Double(seconds)))
+        return whole.dropLast() + "." + String(format: "%03lld", fraction) + "Z"
+    }
+
+    /// The time `text` names, with or without a fraction (digits past the millisecond are
+    /// dropped), or `nil` when it is not a UTC ISO 8601 time.
+    private static func parse(_ text: String) -> Date? {
+        guard text.hasSuffix("Z") else { return nil }
+        let parts = text.dropLast().split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = try? secondsStyle.parse(parts[0] + "Z") else { return nil }
+        var fraction: Int64 = 0
+        if parts.count == 2 {
+            let digits = parts[1]
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let parsed = Int64((digits + "00").prefix(3))
+            else { return nil }
+            fraction = parsed
+        }
+        return date(milliseconds: Int64(whole.timeIntervalSince1970) * 1000 + fraction)
+    }
+
+    static func text(of chat: Chat) throws -> String {
+        let record = Record(
+            version: version, id: chat.id, title: chat.title, created: format(chat.created),
+            updated: format(chat.updated), engine: chat.engine,
+            messages: chat.messages.map {
+                MessageRecord(role: $0.role.rawValue, text: $0.text, time: format($0.time))
+            })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(record), as: UTF8.self) + "\n"
+    }
+
+    /// The chat stored under `id` as `text`, or why it cannot be read.
+    static func chat(from text: String, id: String) throws(Unreadable) -> Chat {
+        let data = Data(text.utf8)
+        let decoder = JSONDecoder()
+        // The version first, alone, so a newer file is named as such rather than as
+        // whatever field its new shape happens to lack.
+        let version: Int
+        do {
+            version = try decoder.decode(VersionOnly.self, from: data).version
+        } catch {
+            throw Unreadable(reason: reason(for: error))
+        }
+        guard version <= Self.version, version >= 1 else {
+            throw Unreadable(
+                reason: version > Self.version
+                    ? "it was written in format \(version) by a newer keep; this one reads up to \(Self.version)"
+                    : "format \(version) is not a chat format")
+        }
+        let record: Record
+        do {
+            record = try decoder.decode(Record.self, from: data)
+        } catch {
+            throw Unreadable(reason: reason(for: error))
+        }
+        guard record.id == id else {
+            throw Unreadable(reason: "the file says it is a different chat (its id field does not match)")
+        }
+        var messages: [ChatMessage] = []
+        for (index, message) in record.messages.enumerated() {
+            guard let role = ChatMessage.Role(rawValue: message.role) else {
+                throw Unreadable(reason: "message \(index) has a role that is neither user nor assistant")
+            }
+            messages.append(
+                ChatMessage(role: role, text: message.text, time: try time(message.time, "message \(index)")))
+        }
+        return Chat(
+            id: record.id, title: record.title, messages: messages, created: try time(record.created, "created"),
+            updated: try time(record.updated, "updated"), engine: record.engine)
+    }
+
+    private static func time(_ text: String, _ field: String) throws(Unreadable) -> Date {
+        if let date = parse(text) { return date }
+        throw Unreadable(reason: "\(field) is not an ISO 8601 time")
+    }
+
+    /// A decoding failure in words, naming the field and never its contents.
+    private static func reason(for error: Error) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            let parent = path(context)
+            return "the field \(parent.isEmpty ? key.stringValue : "\(parent).\(key.stringValue)") is missing"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "the field \(path(context)) has the wrong type"
+        case DecodingError.dataCorrupted(let context) where !context.codingPath.isEmpty:
+            return "the field \(path(context)) is malformed"
+        default:
+            return "it is not valid JSON"
+        }
+    }
+
+    /// Why a stored chat cannot be read.
+    struct Unreadable: Error {
+        let reason: String
+    }
+
+    private struct VersionOnly: Decodable {
+        let version: Int
+    }
+
+    private struct Record: Codable {
+        let version: Int
+        let id: String
+        let title: String
+        let created: String
+        let updated: String
+        let engine: String?
+        let messages: [MessageRecord]
+    }
+
+    private struct MessageRecord: Codable {
+        let role: String
+        let text: String
+        let time: String
+    }
+}

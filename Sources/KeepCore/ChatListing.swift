@@ -1,0 +1,12 @@
+/// Every chat in the store: the ones that read, newest first, and the ones that do not.
+public struct ChatListing: Sendable, Equatable {
+    /// The readable chats, most recently updated first.
+    public let chats: [Chat]
+    /// The chats that could not be read, by id.
+    public let unreadable: [UnreadableChat]
+
+    public init(chats: [Chat], unreadable: [UnreadableChat]) {
+        self.chats = chats
+        self.unreadable = unreadable
+    }
+}

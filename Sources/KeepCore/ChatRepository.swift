@@ -1,0 +1,180 @@
+import Foundation
+import KeepPorts
+
+/// The chats and their drafts in a ``StoragePort``: the one place that knows how a chat is
+/// written (``ChatFormat``, versioned JSON), so a change of store changes no format.
+///
+/// A chat lives at `chats`/`<id>`; the question of a turn whose answer never came lives at
+/// `drafts`/`<id>` as plain text. Every method throws ``ChatError/storage(_:)`` when the
+/// store cannot be reached, and nothing else unless it says so. Listing never fails on a
+/// chat it cannot read: that chat is skipped by ``list()`` and reported by
+/// ``listUnreadable()``.
+public struct ChatRepository: Sendable {
+    private let storage: any StoragePort
+    private let now: @Sendable () -> Date
+
+    /// Chats in `storage`; `now` is the clock new ids are made from.
+    public init(storage: any StoragePort, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.storage = storage
+        self.now = now
+    }
+
+    // MARK: - Listing
+
+    /// Every chat, read or reported: one pass over the `chats` namespace.
+    ///
+    /// A chat that vanishes between the listing and its read is left out; one whose bytes
+    /// are not text or whose contents are not a chat goes into ``ChatListing/unreadable``.
+    /// A store that cannot be reached, for the listing or any read, fails the whole scan
+    /// with ``ChatError/storage(_:)``: the caller shows that where the list would be.
+    public func scan() async throws(ChatError) -> ChatListing {
+        let ids = try await withStorage { () async throws(StorageError) in try await storage.listIds(.chats) }
+        var chats: [Chat] = []
+        var unreadable: [UnreadableChat] = []
+        for id in ids {
+            let text: String?
+            do throws(StorageError) {
+                text = try await storage.read(key(id))
+            } catch {
+                // Bytes that are not text, or a name the store cannot hold, are this chat's
+                // problem; anything else is the store's, and the whole list fails with it.
+                guard error.code == .corrupt || error.code == .invalidId else { throw .storage(error) }
+                unreadable.append(UnreadableChat(id: id, reason: error.description))
+                continue
+            }
+            guard let text else { continue }
+            do {
+                chats.append(try ChatFormat.chat(from: text, id: id))
+            } catch {
+                unreadable.append(UnreadableChat(id: id, reason: error.reason))
+            }
+        }
+        chats.sort { ($0.updated, $0.created, $0.id) > ($1.updated, $1.created, $1.id) }
+        unreadable.sort { $0.id < $1.id }
+        return ChatListing(chats: chats, unreadable: unreadable)
+    }
+
+    /// The chats that can be read, most recently updated first.
+    public func list() async throws(ChatError) -> [Chat] {
+        try await scan().chats
+    }
+
+    /// The chats that cannot be read, with the reason for each, by id.
+    public func listUnreadable() async throws(ChatError) -> [UnreadableChat] {
+        try await scan().unreadable
+    }
+
+    // MARK: - One chat
+
+    /// The chat `id`, or `nil` when there is none; throws ``ChatError/unreadable(_:)`` when
+    /// it is stored but cannot be read.
+    public func read(_ id: String) async throws(ChatError) -> Chat? {
+        let text = try await withStorage { () async throws(StorageError) in try await storage.read(key(id)) }
+        guard let text else { return nil }
+        do {
+            return try ChatFormat.chat(from: text, id: id)
+        } catch {
+            throw .unreadable(UnreadableChat(id: id, reason: error.reason))
+        }
+    }
+
+    /// Stores `chat` whole, in one write, replacing any earlier version of it.
+    public func save(_ chat: Chat) async throws(ChatError) {
+        let text: String
+        do {
+            text = try ChatFormat.text(of: chat)
+        } catch {
+            throw .storage(
+                StorageError(
+                    code: .io, operation: "encode", path: key(chat.id).description,
+                    reason: "it could not be encoded as JSON"))
+        }
+        try await withStorage { () async throws(StorageError) in try await storage.write(key(chat.id), text) }
+    }
+
+    /// Removes the chat `id` and its draft; answers whether there was a chat to remove.
+    /// An unreadable chat is removed too.
+    @discardableResult
+    public func delete(_ id: String) async throws(ChatError) -> Bool {
+        try await withStorage { () async throws(StorageError) in
+            let existed = try await storage.read(key(id)) != nil
+            try await storage.remove(key(id))
+            try await storage.remove(draftKey(id))
+            return existed
+        }
+    }
+
+    /// A new chat id no stored chat or draft has: its creation time in UTC, then six
+    /// random hex digits (`20250614-153012-3fa9c1`), so ids sort by age and every
+    /// character is stored literally by the file store.
+    public func newId() async throws(ChatError) -> String {
+        let parts = Calendar(identifier: .gregorian).dateComponents(
+            in: TimeZone(identifier: "UTC") ?? .gmt, from: now())
+        let stamp = String(
+            format: "%04d%02d%02d-%02d%02d%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0,
+            parts.minute ?? 0, parts.second ?? 0)
+        return try await withStorage { () async throws(StorageError) in
+            // Sixteen million suffixes a second: a clash is rare, a hundred in a row a broken store.
+            for _ in 0..<100 {
+                let id = stamp + "-" + String(format: "%06x", UInt32.random(in: 0..<0x100_0000))
+                if try await storage.read(key(id)) == nil, try await storage.read(draftKey(id)) == nil {
+                    return id
+                }
+            }
+            throw StorageError(code: .io, operation: "new id", path: "chats", reason: "every id tried is taken")
+        }
+    }
+
+    // MARK: - Search
+
+    /// Every message containing `text` (ignoring case and accents), newest chat first, in
+    /// message order within a chat. Chats that cannot be read are not searched. Throws
+    /// ``ChatError/emptySearch`` for an empty or blank `text`.
+    public func search(_ text: String) async throws(ChatError) -> [ChatMatch] {
+        guard !text.allSatisfy(\.isWhitespace) else { throw .emptySearch }
+        var matches: [ChatMatch] = []
+        for chat in try await list() {
+            for (index, message) in chat.messages.enumerated()
+            where message.text.range(of: text, options: [.caseInsensitive, .diacriticInsensitive]) != nil {
+                matches.append(ChatMatch(chatId: chat.id, title: chat.title, index: index, message: message))
+            }
+        }
+        return matches
+    }
+
+    // MARK: - Drafts
+
+    /// The question of the chat `id` whose answer never came, or `nil`.
+    public func draft(for id: String) async throws(ChatError) -> String? {
+        try await withStorage { () async throws(StorageError) in try await storage.read(draftKey(id)) }
+    }
+
+    /// Keeps `question` as the chat `id`'s draft until its turn is recorded.
+    public func saveDraft(_ question: String, for id: String) async throws(ChatError) {
+        try await withStorage { () async throws(StorageError) in try await storage.write(draftKey(id), question) }
+    }
+
+    /// Forgets the chat `id`'s draft; forgetting an absent draft succeeds.
+    public func clearDraft(for id: String) async throws(ChatError) {
+        try await withStorage { () async throws(StorageError) in try await storage.remove(draftKey(id)) }
+    }
+
+    /// The ids of chats that have a draft, including new chats whose first answer never came.
+    public func draftIds() async throws(ChatError) -> [String] {
+        try await withStorage { () async throws(StorageError) in try await storage.listIds(.drafts).sorted() }
+    }
+
+    // MARK: - Keys
+
+    private func key(_ id: String) -> StorageKey { StorageKey(.chats, id) }
+    private func draftKey(_ id: String) -> StorageKey { StorageKey(.drafts, id) }
+
+    /// Runs `body`, turning a storage failure into ``ChatError/storage(_:)``.
+    private func withStorage<T>(_ body: () async throws(StorageError) -> T) async throws(ChatError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw .storage(error)
+        }
+    }
+}

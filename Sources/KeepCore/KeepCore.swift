@@ -1,1 +1,0 @@
-// KeepCore: see DESIGN.md §2. Filled in by its issue.

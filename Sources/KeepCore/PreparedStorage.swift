@@ -1,0 +1,73 @@
+import KeepPorts
+
+/// A ``StoragePort`` that finishes a preparation (the one-time migration) before it
+/// answers anything.
+///
+/// The first call of any method starts the preparation and waits for it; every later or
+/// concurrent call waits for that same run, so ten first calls at boot run it once. The
+/// result is kept for the life of the value: a failed preparation is not retried in this
+/// run (the next launch retries it), and the store is used all the same.
+///
+/// After the preparation every call goes to the target, and only to it: the source of a
+/// migration is never read as a fallback, so a value the copy missed reads as absent
+/// rather than silently coming from the old store.
+public actor PreparedStorage: StoragePort {
+    private let target: any StoragePort
+    private let prepare: @Sendable () async -> Void
+    private var preparation: Task<Void, Never>?
+
+    /// `target`, made ready by `prepare` before its first use. `prepare` reports its own
+    /// failures; it cannot stop the store from being used.
+    public init(_ target: any StoragePort, prepare: @escaping @Sendable () async -> Void) {
+        self.target = target
+        self.prepare = prepare
+    }
+
+    /// `target`, after a one-time ``migrateStorage(from:to:marker:now:)`` from `source`;
+    /// a failed migration is handed to `onError` (for the app to show) and the store stays
+    /// usable.
+    public init(
+        _ target: any StoragePort, migratingFrom source: any StoragePort,
+        onError: @escaping @Sendable (MigrationError) -> Void
+    ) {
+        self.init(target) {
+            do throws(MigrationError) {
+                _ = try await migrateStorage(from: source, to: target)
+            } catch {
+                onError(error)
+            }
+        }
+    }
+
+    /// Waits for the preparation, starting it on the first call.
+    private func ready() async {
+        let task = preparation ?? Task { await prepare() }
+        preparation = task
+        await task.value
+    }
+
+    public func read(_ key: StorageKey) async throws(StorageError) -> String? {
+        await ready()
+        return try await target.read(key)
+    }
+
+    public func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
+        await ready()
+        try await target.write(key, value)
+    }
+
+    public func remove(_ key: StorageKey) async throws(StorageError) {
+        await ready()
+        try await target.remove(key)
+    }
+
+    public func listIds(_ namespace: Namespace) async throws(StorageError) -> [String] {
+        await ready()
+        return try await target.listIds(namespace)
+    }
+
+    public func clear(_ namespace: Namespace) async throws(StorageError) {
+        await ready()
+        try await target.clear(namespace)
+    }
+}
