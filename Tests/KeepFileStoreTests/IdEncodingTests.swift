@@ -182,7 +182,7 @@ struct IdEncodingTests {
 
     /// The file-name length `id` needs: 1 byte per literal byte of its NFC form, 3 per other.
     static func encodedLength(_ id: String) -> Int {
-        id.precomposedStringWithCanonicalMapping.utf8.reduce(0) { $0 + (isLiteral($1) ? 1 : 3) }
+        id._nfcCodeUnits.reduce(0) { $0 + (isLiteral($1) ? 1 : 3) }
     }
 
     static func isLiteral(_ byte: UInt8) -> Bool {
