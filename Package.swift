@@ -42,6 +42,9 @@ let package = Package(
             dependencies: ["KeepPorts", "KeepCore", "KeepFileStore", "KeepSecretService", "KeepSealed"]
         ),
         .executableTarget(name: "keep", dependencies: ["KeepApp"]),
+        // A test tool, not a product: the writer the kill -9 torture tests kill and reopen after.
+        .executableTarget(
+            name: "keep-torture", dependencies: ["KeepPorts", "KeepFileStore", "KeepSealed", "KeepConformance"]),
         .executableTarget(
             name: "keep-bench",
             dependencies: [
@@ -57,6 +60,10 @@ let package = Package(
         .testTarget(name: "KeepCoreTests", dependencies: ["KeepCore", "KeepConformance", "KeepFileStore"]),
         .testTarget(name: "KeepAppTests", dependencies: ["KeepApp", "KeepConformance"]),
         .testTarget(name: "KeepEndToEndTests", dependencies: ["KeepPorts"]),
+        // kill -9 at random moments, thousands of times, against keep-torture.
+        .testTarget(
+            name: "KeepTortureTests",
+            dependencies: ["keep-torture", "KeepPorts", "KeepFileStore", "KeepSealed", "KeepConformance"]),
     ],
     swiftLanguageModes: [.v6]
 )
