@@ -157,10 +157,14 @@ final class Outcomes: Sendable {
 final class Counter: Sendable {
     private let value = Mutex(0)
 
+    /// Adds one, and answers the new count.
+    @discardableResult
     func next() -> Int {
         value.withLock { value in
             value += 1
             return value
         }
     }
+
+    var count: Int { value.withLock { $0 } }
 }

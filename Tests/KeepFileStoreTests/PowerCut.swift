@@ -55,9 +55,13 @@ enum PowerCut {
     }
 
     /// Runs `workload` with the store's calls broken by `mutant` (none: the real write
-    /// path), and checks every crash state after every call.
-    static func explore(_ workload: Workload, mutant: WriteMutant? = nil) async throws -> Report {
-        let run = try await WorkloadRun.run(workload, root: root, sectorSize: sectorSize) { disk in
+    /// path) and its directory flushes shared by `flushing()` (the real group commit unless a
+    /// test breaks it), and checks every crash state after every call.
+    static func explore(
+        _ workload: Workload, mutant: WriteMutant? = nil,
+        flushing: @escaping @Sendable () -> any CountingFlushing = { GroupCommit() }
+    ) async throws -> Report {
+        let run = try await WorkloadRun.run(workload, root: root, sectorSize: sectorSize, flushing: flushing) { disk in
             mutant?.calls(over: disk) ?? disk
         }
         var report = Report(workload: workload.name, calls: run.records.count, failures: run.failures)

@@ -58,6 +58,12 @@ struct Workload: Sendable, CustomTestStringConvertible {
         case one(Operation)
         /// Each operation on a writer of its own, all at once, interleaved as `interleaving` says.
         case together([Operation], Interleaving)
+        /// Each operation by a writer of its own, all at once, on one store (tasks of one app),
+        /// so they share its group commit. The first writer goes alone until its directory
+        /// flush is made; that flush is then held under way (``FlushHold``) while the others
+        /// rename, until each waits for a flush or is done: their renames came after a flush
+        /// began, the case a group commit must not cover with that flush. One namespace.
+        case sharing([Operation])
     }
 
     /// How the writers of a ``Step/together(_:_:)`` step take turns.
@@ -76,7 +82,8 @@ struct Workload: Sendable, CustomTestStringConvertible {
         for step in steps {
             switch step {
             case .one(let operation): keys.formUnion(operation.keys)
-            case .together(let operations, _): for operation in operations { keys.formUnion(operation.keys) }
+            case .together(let operations, _), .sharing(let operations):
+                for operation in operations { keys.formUnion(operation.keys) }
             }
         }
         return keys.sorted { ($0.namespace, $0.id) < ($1.namespace, $1.id) }
@@ -86,7 +93,7 @@ struct Workload: Sendable, CustomTestStringConvertible {
 
     // MARK: - The workloads
 
-    static let all: [Workload] = [overwrite, create, remove, clear, mixed, twoWritersAtOnce]
+    static let all: [Workload] = [overwrite, create, remove, clear, mixed, twoWritersAtOnce, concurrentWriters]
 
     /// One key overwritten with a longer value, then a shorter one.
     static let overwrite = Workload(
@@ -137,6 +144,22 @@ struct Workload: Sendable, CustomTestStringConvertible {
             .together([.write(c2, value(c2, 2, length: 40)), .remove(c1)], .free),
         ])
 
+    /// Three writers of one store at once, renaming while the first one's directory flush is
+    /// under way; then two writers on one key and a third on another, the same way.
+    static let concurrentWriters = Workload(
+        name: "concurrent writers of one store",
+        setup: [c1: value(c1, 0, length: 31), c2: value(c2, 0, length: 22), c3: value(c3, 0, length: 40)],
+        steps: [
+            .sharing([
+                .write(c1, value(c1, 1, length: 90)), .write(c2, value(c2, 1, length: 70)),
+                .write(c3, value(c3, 1, length: 52)),
+            ]),
+            .sharing([
+                .write(c2, value(c2, 2, length: 35)), .write(c1, value(c1, 2, length: 47)),
+                .write(c1, value(c1, 3, length: 66)),
+            ]),
+        ])
+
     static let c1 = StorageKey(.chats, "c1")
     static let c2 = StorageKey(.chats, "c2")
     static let c3 = StorageKey(.chats, "c3")
@@ -156,6 +179,14 @@ struct Workload: Sendable, CustomTestStringConvertible {
 }
 
 extension Workload.Operation {
+    /// The namespace the operation works in.
+    var namespace: Namespace {
+        switch self {
+        case .write(let key, _), .remove(let key): key.namespace
+        case .clear(let namespace): namespace
+        }
+    }
+
     /// The keys the operation names (a clear names none: it reaches every key of its namespace).
     fileprivate var keys: [StorageKey] {
         switch self {

@@ -43,13 +43,15 @@ struct WorkloadRun: Sendable {
     }
 
     /// Writes the setup with the correct store, makes it durable, then runs the steps, each
-    /// writer's calls made through `calls(disk)`.
+    /// writer's calls made through `calls(disk)`, each store's directory flushes shared by a
+    /// `flushing()` of its own (the real group commit unless a test breaks it).
     ///
     /// For writers at once, an operation's `start` is the count when the step began and its
     /// `end` the count after it returned, which may include other writers' calls: both err
     /// towards more values allowed, never fewer.
     static func run(
         _ workload: Workload, root: String, sectorSize: Int,
+        flushing: @escaping @Sendable () -> any CountingFlushing = { GroupCommit() },
         calls: @escaping @Sendable (SimulatedDisk) -> any FileSystemCalls
     ) async throws -> WorkloadRun {
         let disk = SimulatedDisk(sectorSize: sectorSize)
@@ -58,7 +60,7 @@ struct WorkloadRun: Sendable {
             try await setup.write(key, workload.setup[key] ?? "")
         }
         disk.settle()
-        let store = try FileStore(root: root, calls: calls(disk))
+        let store = try FileStore(root: root, calls: calls(disk), flushing: flushing())
         var outcomes: [Outcome] = []
         for step in workload.steps {
             switch step {
@@ -71,7 +73,10 @@ struct WorkloadRun: Sendable {
                     outcomes.append(Outcome(operation: operation, start: start, end: nil, error: error))
                 }
             case .together(let operations, let interleaving):
-                outcomes += await together(operations, interleaving, on: disk, root: root, calls: calls)
+                outcomes += await together(
+                    operations, interleaving, on: disk, root: root, flushing: flushing, calls: calls)
+            case .sharing(let operations):
+                outcomes += await sharing(operations, on: disk, root: root, flushing: flushing(), calls: calls)
             }
         }
         return WorkloadRun(
@@ -82,7 +87,8 @@ struct WorkloadRun: Sendable {
     /// Runs `operations` at once, each on a thread of its own with a store of its own.
     private static func together(
         _ operations: [Workload.Operation], _ interleaving: Workload.Interleaving, on disk: SimulatedDisk,
-        root: String, calls: @escaping @Sendable (SimulatedDisk) -> any FileSystemCalls
+        root: String, flushing: @escaping @Sendable () -> any CountingFlushing,
+        calls: @escaping @Sendable (SimulatedDisk) -> any FileSystemCalls
     ) async -> [Outcome] {
         let start = disk.callCount
         let lockstep = interleaving == .lockstep ? Lockstep(writers: operations.count) : nil
@@ -94,13 +100,57 @@ struct WorkloadRun: Sendable {
                 let base = calls(disk)
                 let writerCalls = lockstep.map { Lockstep.Calls(base: base, lockstep: $0, writer: writer) } ?? base
                 do throws(StorageError) {
-                    try await operation.apply(to: try FileStore(root: root, calls: writerCalls))
+                    try await operation.apply(to: try FileStore(root: root, calls: writerCalls, flushing: flushing()))
                     return Outcome(operation: operation, start: start, end: disk.callCount, error: nil)
                 } catch {
                     return Outcome(operation: operation, start: start, end: nil, error: error)
                 }
             }
         }
+        var outcomes: [Outcome] = []
+        for task in tasks { outcomes.append(await task.value) }
+        return outcomes
+    }
+
+    /// Runs `operations` at once on one store, each on a thread of its own: the first alone
+    /// until its directory flush is made, then the others while that flush is held under way,
+    /// until each of them waits for a flush of `flushing` or is done.
+    private static func sharing(
+        _ operations: [Workload.Operation], on disk: SimulatedDisk, root: String, flushing: any CountingFlushing,
+        calls: @escaping @Sendable (SimulatedDisk) -> any FileSystemCalls
+    ) async -> [Outcome] {
+        let start = disk.callCount
+        let hold = FlushHold(base: calls(disk))
+        let store: FileStore
+        do {
+            store = try FileStore(root: root, calls: hold, flushing: flushing)
+        } catch {
+            return operations.map { Outcome(operation: $0, start: start, end: nil, error: error) }
+        }
+        let threads = operations.map { _ in DedicatedThread() }
+        defer { threads.forEach { $0.stop() } }
+        let done = Counter()
+        let launch = { (writer: Int) in
+            Task(executorPreference: threads[writer]) { () async -> Outcome in
+                defer { done.next() }
+                do throws(StorageError) {
+                    try await operations[writer].apply(to: store)
+                    return Outcome(operation: operations[writer], start: start, end: disk.callCount, error: nil)
+                } catch {
+                    return Outcome(operation: operations[writer], start: start, end: nil, error: error)
+                }
+            }
+        }
+        var tasks = [launch(0)]
+        // The others begin once the first one's flush is made (or it finished without one).
+        while !hold.holding, done.count == 0 { await Task.yield() }
+        tasks += operations.indices.dropFirst().map(launch)
+        // The first stays in its flush until every other writer waits for a flush or is done.
+        let directory = root + "/store/" + (operations.first?.namespace.rawValue ?? "")
+        while flushing.waiting(in: directory) + done.count < operations.count - 1, done.count < operations.count {
+            await Task.yield()
+        }
+        hold.release()
         var outcomes: [Outcome] = []
         for task in tasks { outcomes.append(await task.value) }
         return outcomes
