@@ -6,7 +6,8 @@ import Testing
 
 @Suite("SQLite locks with several connections in one process")
 struct SQLiteLocksTests {
-    @Test("opening a second connection keeps the first one's locks, so another process never takes the WAL from under it")
+    @Test(
+        "opening a second connection keeps the first one's locks, so another process never takes the WAL from under it")
     func secondConnectionKeepsLocks() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.appending("kept.sqlite")

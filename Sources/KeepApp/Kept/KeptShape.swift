@@ -46,7 +46,9 @@ extension KeptShape {
     }
 
     /// `bytes` read as the JSON shape `type`, which is version `version`.
-    static func json<Shape: Decodable>(_ type: Shape.Type, from bytes: [UInt8], version: Int) throws(KeptError)
+    static func json<Shape: Decodable>(
+        _ type: Shape.Type, from bytes: [UInt8], version: Int
+    ) throws(KeptError)
         -> Shape
     {
         do {

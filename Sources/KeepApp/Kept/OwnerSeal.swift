@@ -38,7 +38,8 @@ struct OwnerSeal: Sendable {
     func open<S: KeptShape>(_ shape: S.Type, _ record: KeptRecord) throws(KeptError) -> S.Value {
         guard record.kind == S.kind else {
             throw KeptError(
-                .unreadable, operation: "open \(owner) \(S.kind)", detail: "the row is a \(record.kind), not a \(S.kind)")
+                .unreadable, operation: "open \(owner) \(S.kind)",
+                detail: "the row is a \(record.kind), not a \(S.kind)")
         }
         // Checked before opening: a version never written is a newer build's shape,
         // whether or not its payload would open.

@@ -36,7 +36,8 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
                 operation, "the address holds a user or password; put the key in the keychain (keep key set) instead")
         }
         guard parts.query == nil, parts.fragment == nil else {
-            throw .refused(operation, "\(Self.quoted(trimmed)) has a query or fragment; a server's base URL has neither")
+            throw .refused(
+                operation, "\(Self.quoted(trimmed)) has a query or fragment; a server's base URL has neither")
         }
         parts.scheme = scheme
         parts.host = host.lowercased()

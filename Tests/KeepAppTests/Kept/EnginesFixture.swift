@@ -14,7 +14,8 @@ struct EnginesFixture {
     let keeper: EnginesKeeper
 
     init(
-        store: any EnginesStorePort = EnginesMemoryStore(), server: ScriptedServer = ScriptedServer(.models(["a", "b"])),
+        store: any EnginesStorePort = EnginesMemoryStore(),
+        server: ScriptedServer = ScriptedServer(.models(["a", "b"])),
         clock: TestClock = TestClock(), sealer: AESGCMSealer? = nil
     ) throws {
         self.store = store

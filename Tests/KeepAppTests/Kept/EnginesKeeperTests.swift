@@ -35,8 +35,10 @@ struct EnginesKeeperTests {
         #expect(readings.models?.value.ids == ["a", "b"])
         let health = try #require(readings.health)
         #expect(health.isFresh)
-        #expect(health.value == ServerHealth(
-            reachable: true, latencyMilliseconds: 12, status: 200, says: "scripted-server/1.0", problem: nil))
+        #expect(
+            health.value
+                == ServerHealth(
+                    reachable: true, latencyMilliseconds: 12, status: 200, says: "scripted-server/1.0", problem: nil))
         #expect(fixture.server.requests.map(\.url.absoluteString) == ["http://127.0.0.1:8080/v1/models"])
         #expect(try await fixture.keeper.kept(server).models?.value == readings.models?.value)
     }
@@ -207,9 +209,11 @@ struct EnginesKeeperTests {
         #expect(try await after.servers() == [stays])
         let forgotten = try await after.kept(gone)
         #expect(forgotten.models == nil && forgotten.health == nil)
-        #expect(try await fixture.store.marker(ModelMarker.kind, about: try fixture.sealer.subjectHash(gone.text)) == nil)
+        #expect(
+            try await fixture.store.marker(ModelMarker.kind, about: try fixture.sealer.subjectHash(gone.text)) == nil)
         #expect(try await after.kept(stays).models?.value.ids == ["a", "b"])
-        #expect(try await fixture.store.marker(ModelMarker.kind, about: try fixture.sealer.subjectHash(stays.text)) != nil)
+        #expect(
+            try await fixture.store.marker(ModelMarker.kind, about: try fixture.sealer.subjectHash(stays.text)) != nil)
         #expect(try await after.forget(gone) == 0, "forgetting it again deletes nothing")
     }
 

@@ -100,7 +100,8 @@ enum EnginesStoreContract {
         let newer = try KeptSamples.record("models", about: server, at: 2000)
         try await store.keepReading(newer)
         try await store.discardReading(old)
-        try expect.equal(try await store.newestReadings(about: server), [health, newer], "after discarding a stale copy")
+        try expect.equal(
+            try await store.newestReadings(about: server), [health, newer], "after discarding a stale copy")
         try await store.discardReading(newer)
         try expect.equal(try await store.newestReadings(about: server), [health], "after discarding the reading")
     }

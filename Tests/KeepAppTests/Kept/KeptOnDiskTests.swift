@@ -8,7 +8,8 @@ import Testing
 @Suite("What kept data leaves on disk")
 struct KeptOnDiskTests {
     /// A control owner that keeps a value in clear, to prove the scans can see one.
-    static let plain = KeptSchema(owner: "plain", migrations: [.init("create", sql: "CREATE TABLE plain_values (v TEXT)")])
+    static let plain = KeptSchema(
+        owner: "plain", migrations: [.init("create", sql: "CREATE TABLE plain_values (v TEXT)")])
 
     @Test(
         "readings, markers and preferences leave no trace of a value, model name, server address or key in the database file or its WAL"
@@ -54,7 +55,8 @@ struct KeptOnDiskTests {
             let counts = try RawDatabaseFiles.sqlite3(
                 path,
                 "SELECT (SELECT count(*) FROM engines_readings) || ' ' || (SELECT count(*) FROM engines_markers) || ' '"
-                    + " || (SELECT count(*) FROM engines_preferences) || ' ' || (SELECT count(*) FROM chats_preferences)")
+                    + " || (SELECT count(*) FROM engines_preferences) || ' ' || (SELECT count(*) FROM chats_preferences)"
+            )
             #expect(counts.trimmingCharacters(in: .whitespacesAndNewlines) == "2 1 2 1", "every kind was written")
             let dump = try RawDatabaseFiles.sqlite3(path, ".dump")
             for needle in needles {
@@ -86,7 +88,8 @@ struct KeptOnDiskTests {
             _ = try await EnginesSQLiteStore.open(database)
             _ = try await ChatsSQLiteStore.open(database)
         }
-        let tables = try RawDatabaseFiles.sqlite3(path, ".tables").split(whereSeparator: \.isWhitespace).map(String.init)
+        let tables = try RawDatabaseFiles.sqlite3(path, ".tables").split(whereSeparator: \.isWhitespace).map(
+            String.init)
         #expect(
             tables.sorted() == [
                 "chats_preferences", "engines_markers", "engines_preferences", "engines_readings", "keep_migrations",

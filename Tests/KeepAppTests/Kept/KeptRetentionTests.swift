@@ -10,7 +10,9 @@ struct KeptRetentionTests {
     let server = "http://127.0.0.1:8080/v1"
 
     /// A fixture with one reading of each kind kept now.
-    private func fixtureWithReadings(_ store: any EnginesStorePort = EnginesMemoryStore()) async throws
+    private func fixtureWithReadings(
+        _ store: any EnginesStorePort = EnginesMemoryStore()
+    ) async throws
         -> EnginesFixture
     {
         let fixture = try EnginesFixture(store: store)
@@ -97,9 +99,11 @@ struct KeptRetentionTests {
         await #expect(throws: KeptError.self) { try await fixture.keeper.retention() }
     }
 
-    @Test("a retention kept in shape 1 is rewritten in shape 2 at launch, meaning the same", arguments: [
-        (#"{"days":0}"#, Retention.untilForgotten), (#"{"days":7}"#, try? Retention(days: 7)),
-    ])
+    @Test(
+        "a retention kept in shape 1 is rewritten in shape 2 at launch, meaning the same",
+        arguments: [
+            (#"{"days":0}"#, Retention.untilForgotten), (#"{"days":7}"#, try? Retention(days: 7)),
+        ])
     func retentionMigratesAtLaunch(_ payload: String, _ meaning: Retention?) async throws {
         let meaning = try #require(meaning)
         let directory = try TemporaryDirectory()

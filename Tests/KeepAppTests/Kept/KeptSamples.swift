@@ -1,6 +1,6 @@
-import Synchronization
 import Foundation
 import KeepSealed
+import Synchronization
 
 @testable import KeepApp
 

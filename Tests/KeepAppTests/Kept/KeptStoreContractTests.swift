@@ -35,7 +35,8 @@ struct KeptStoreContractTests {
         }
     }
 
-    @Test("a broken engines store fails the engines store contract by the name of the case it breaks",
+    @Test(
+        "a broken engines store fails the engines store contract by the name of the case it breaks",
         arguments: BrokenEnginesStore.Flaw.allCases)
     func brokenEnginesStoreFails(_ flaw: BrokenEnginesStore.Flaw) async throws {
         let broken = try #require(EnginesStoreContract.cases.first { $0.name == flaw.brokenCase })

@@ -40,7 +40,9 @@ extension KeptWall {
             "Sources/KeepSealed/VaultLedger.swift",
         ]
         /// The sealing port's implementation on libcrypto.
-        static let sealingImplementation = ["Sources/KeepSealed/AESGCMSealer.swift", "Sources/KeepSealed/LibCrypto.swift"]
+        static let sealingImplementation = [
+            "Sources/KeepSealed/AESGCMSealer.swift", "Sources/KeepSealed/LibCrypto.swift",
+        ]
     }
 
     static let all: [KeptWall] = [
@@ -188,7 +190,9 @@ extension KeptWall {
         breach: [
             SourceFile(
                 path: "Sources/KeepApp/Kept/Engines/Store/EnginesKeyStore.swift",
-                text: "import KeepPorts\nstruct EnginesKeyStore {\n    func keep(_ ref: SecretRef, apiKey: String) {}\n}\n")
+                text:
+                    "import KeepPorts\nstruct EnginesKeyStore {\n    func keep(_ ref: SecretRef, apiKey: String) {}\n}\n"
+            )
         ])
 
     // MARK: - Tables
@@ -214,8 +218,11 @@ extension KeptWall {
                     found.append("\(file.path) creates \(table) outside an owner's store")
                     continue
                 }
-                if !table.hasPrefix(owner + "_") { found.append("\(table) does not carry its owner's prefix \(owner)_") }
-                for other in files where other.owner != owner && !other.isUnder(Exception.benchmark)
+                if !table.hasPrefix(owner + "_") {
+                    found.append("\(table) does not carry its owner's prefix \(owner)_")
+                }
+                for other in files
+                where other.owner != owner && !other.isUnder(Exception.benchmark)
                     && !other.matches("\\b\(table)\\b").isEmpty
                 {
                     found.append("\(other.path) names \(owner)'s table \(table)")

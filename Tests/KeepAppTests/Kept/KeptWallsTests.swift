@@ -26,7 +26,8 @@ struct KeptWallsTests {
         _ = try await EnginesSQLiteStore.open(database)
         _ = try await ChatsSQLiteStore.open(database)
         let migrated = try await database.read { transaction throws(SQLiteError) in
-            try transaction.query("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'keep\\_%' ESCAPE '\\'")
+            try transaction.query(
+                "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'keep\\_%' ESCAPE '\\'")
         }
         let tables = Set(try migrated.map { try $0.text(0) })
         let inSources = Set(

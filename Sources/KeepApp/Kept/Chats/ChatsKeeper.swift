@@ -33,7 +33,7 @@ public struct ChatsKeeper: Sendable {
                 try await store.keepPreference(try seal.record(LastOpenChat.self, value, about: nil, at: record.at))
                 upgraded.append(LastOpenChat.kind)
             }
-        } catch where error.code == .unreadable {
+        } catch  where error.code == .unreadable {
             problems.append(error)
         }
         return LaunchReport(owner: Self.owner, readingsPruned: 0, preferencesUpgraded: upgraded, problems: problems)

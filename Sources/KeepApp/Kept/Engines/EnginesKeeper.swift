@@ -54,14 +54,14 @@ public struct EnginesKeeper: Sendable {
         for shape in [RetentionPreference.self, ServerOrder.self] as [any KeptShape.Type] {
             do throws(KeptError) {
                 if try await upgradePreference(shape) { upgraded.append(shape.kind) }
-            } catch where error.code == .unreadable {
+            } catch  where error.code == .unreadable {
                 problems.append(error)
             }
         }
         var pruned = 0
         do throws(KeptError) {
             pruned = try await prune(try await retention())
-        } catch where error.code == .unreadable {
+        } catch  where error.code == .unreadable {
             // Already reported by the upgrade above, when it is the same preference.
             if !problems.contains(error) { problems.append(error) }
         }
@@ -179,7 +179,7 @@ public struct EnginesKeeper: Sendable {
     ) async throws(KeptError) -> KeptReading<S.Value>? where S.Value: Equatable {
         do throws(KeptError) {
             return KeptReading(value: try seal.open(shape, record), readAt: record.at.date, isFresh: false)
-        } catch where error.code == .unreadable {
+        } catch  where error.code == .unreadable {
             // Discarded rather than kept unread: the server can always be read again.
             try await store.discardReading(record)
             return nil
@@ -199,7 +199,8 @@ public struct EnginesKeeper: Sendable {
             case 404: "it has no /models (HTTP 404); is the URL the API's base, such as …/v1?"
             default: "it answered HTTP \(answer.status)"
             }
-        let milliseconds = answer.latency.components.seconds * 1000 + answer.latency.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds =
+            answer.latency.components.seconds * 1000 + answer.latency.components.attoseconds / 1_000_000_000_000_000
         return ServerHealth(
             reachable: true, latencyMilliseconds: milliseconds, status: answer.status,
             says: answer.server.map { String($0.prefix(200)) }, problem: problem)
@@ -218,7 +219,7 @@ public struct EnginesKeeper: Sendable {
         let order: [ServerAddress]
         do throws(KeptError) {
             order = try await servers()
-        } catch where error.code == .unreadable {
+        } catch  where error.code == .unreadable {
             return
         }
         guard !order.contains(server) else { return }
@@ -282,7 +283,7 @@ extension EnginesKeeper: SaysWhatIsNew {
         guard let record = try await store.marker(ModelMarker.kind, about: try seal.subject(server)) else { return nil }
         do throws(KeptError) {
             return try seal.open(ModelMarker.self, record)
-        } catch where error.code == .unreadable {
+        } catch  where error.code == .unreadable {
             return nil
         }
     }

@@ -6,7 +6,8 @@ public struct ServerReadings: Sendable, Equatable {
     /// Its health, when it was read and kept.
     public var health: KeptReading<ServerHealth>?
 
-    public init(server: ServerAddress, models: KeptReading<ModelList>? = nil, health: KeptReading<ServerHealth>? = nil) {
+    public init(server: ServerAddress, models: KeptReading<ModelList>? = nil, health: KeptReading<ServerHealth>? = nil)
+    {
         self.server = server
         self.models = models
         self.health = health
