@@ -56,7 +56,8 @@ let package = Package(
         .testTarget(name: "KeepConformanceTests", dependencies: ["KeepConformance"]),
         .testTarget(name: "KeepCoreTests", dependencies: ["KeepCore", "KeepConformance", "KeepFileStore"]),
         .testTarget(name: "KeepAppTests", dependencies: ["KeepApp", "KeepConformance"]),
-        .testTarget(name: "KeepEndToEndTests", dependencies: ["KeepPorts"]),
+        // Depends on the keep executable so `swift build --build-tests` builds the binary it runs.
+        .testTarget(name: "KeepEndToEndTests", dependencies: ["KeepPorts", "KeepConformance", "keep"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,94 @@
+import KeepCore
+import KeepPorts
+
+/// The composition root of `keep`: everything a command runs on, each part built the
+/// first time a command asks for it and at most once per process.
+///
+/// A command that lists chats never probes the keyring; one that shows settings probes
+/// it once, however often it asks. The parts, and where they come from:
+///
+/// - ``storage()``: ``Platform/storageFor(root:onMigrationError:)`` under the data root
+///   the environment names; a failed migration from `store.json` is passed to `warn`.
+/// - ``secrets()``: ``Platform/secretsFor(_:)``, the keyring or process memory.
+/// - ``boot()``: the settings loaded (KeepCore's `boot`), or the failure for the crash
+///   screen.
+/// - ``engine(for:)`` and ``turns(for:)``: the chosen engine, and the turn runner on it.
+///
+/// Kept data (the sealed vault) is added here beside them when its owners land.
+public actor Composition {
+    /// The engine a fresh install starts on.
+    public static let defaultEngine = EchoEngine.engineId
+
+    public nonisolated let environment: LaunchEnvironment
+    private let warn: @Sendable (String) -> Void
+    private var opened: Result<any StoragePort, StorageError>?
+    private var probe: Task<SecretsBackend, Never>?
+    private var booted: BootResult?
+
+    /// The root for `environment`; `warn` receives warnings to show (one line each), such
+    /// as a migration that did not finish.
+    public init(environment: LaunchEnvironment, warn: @escaping @Sendable (String) -> Void) {
+        self.environment = environment
+        self.warn = warn
+    }
+
+    /// The data root; throws when the environment names none (see ``LaunchEnvironment/dataRoot()``).
+    public nonisolated func dataRoot() throws(StorageError) -> String {
+        try environment.dataRoot()
+    }
+
+    /// The app's store, opened on first use.
+    public func storage() throws(StorageError) -> any StoragePort {
+        if let opened { return try opened.get() }
+        let warn = warn
+        let result: Result<any StoragePort, StorageError>
+        do {
+            result = .success(
+                try Platform.storageFor(root: try dataRoot()) { error in warn("warning: \(error)") })
+        } catch {
+            result = .failure(error)
+        }
+        opened = result
+        return try result.get()
+    }
+
+    /// The keychain for this run, probed once.
+    public func secrets() async -> SecretsBackend {
+        let task = probe ?? Task { [environment] in await Platform.secretsFor(environment) }
+        probe = task
+        return await task.value
+    }
+
+    /// The booted app core, or why it could not boot: a store that cannot be opened or
+    /// whose settings cannot be read is ``BootResult/failed(reason:detail:)``.
+    public func boot() async -> BootResult {
+        if let booted { return booted }
+        let result: BootResult
+        do {
+            let storage = try storage()
+            result = await KeepCore.boot(
+                storage: storage, secrets: await secrets().secrets, defs: SettingRegistry.defs,
+                defaultEngine: Self.defaultEngine)
+        } catch {
+            result = .failed(reason: .storageUnavailable, detail: error.description)
+        }
+        booted = result
+        return result
+    }
+
+    /// The lock every read-modify-write of the store takes.
+    public func storeLock() throws(StorageError) -> StoreLock {
+        StoreLock(root: try dataRoot())
+    }
+
+    /// The engine `core` starts on (its `engineId` setting, else the default), set up from
+    /// its settings.
+    public func engine(for core: AppCore) async throws(EngineError) -> any ChatEngine {
+        try Platform.engineFor(core.engineId, settings: core.settings, secrets: await secrets().secrets)
+    }
+
+    /// A turn runner on `engine` over this store.
+    public func turns(on engine: any ChatEngine) throws(StorageError) -> TurnRunner {
+        TurnRunner(storage: try storage(), lock: try storeLock(), engine: engine)
+    }
+}

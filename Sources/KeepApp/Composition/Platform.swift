@@ -1,0 +1,108 @@
+import KeepCore
+import KeepFileStore
+import KeepPorts
+import KeepSecretService
+
+/// Platform detection: which adapters this machine gets. The only code, besides the
+/// benchmarks, that constructs a storage or secrets adapter.
+public enum Platform {
+    /// The app's store under `root`: the ``FileStore``, wrapped so that before its first
+    /// use it copies, once, what an older build left in `<root>/store.json`.
+    ///
+    /// The legacy whole-blob store is only the source of that copy, never a fallback: after
+    /// it, every call goes to the file store alone. A failed copy, or a legacy store that
+    /// cannot even be opened, goes to `onMigrationError` and the file store is used all
+    /// the same (the next launch tries again). Throws when the file store itself cannot be
+    /// opened (a root that is not an absolute path, a namespace directory that cannot be
+    /// listed): that is a boot failure.
+    public static func storageFor(
+        root: String, onMigrationError: @escaping @Sendable (MigrationError) -> Void
+    ) throws(StorageError) -> any StoragePort {
+        let store = try FileStore(root: root)
+        let legacy: BlobFileStore
+        do {
+            legacy = try BlobFileStore(root: root)
+        } catch {
+            onMigrationError(MigrationError(copied: 0, failures: [error]))
+            return store
+        }
+        return PreparedStorage(store, migratingFrom: legacy, onError: onMigrationError)
+    }
+
+    /// The keychain for this launch: the Secret Service on the session bus when it
+    /// answers, probed once; otherwise process memory, seeded from the conventional
+    /// environment variables (`OPENAI_API_KEY` for `openai`/`default`, and so on), with
+    /// the probe's typed error as the reason. The key store follows the same choice.
+    ///
+    /// With no session bus in `environment` there is nothing to probe, and nothing
+    /// is started to find one.
+    public static func secretsFor(_ environment: LaunchEnvironment) async -> SecretsBackend {
+        let reason: SecretsError
+        if let address = environment.sessionBusAddress {
+            do {
+                let secrets = try SecretServiceSecrets(busAddress: address)
+                try await secrets.checkAvailable()
+                return SecretsBackend(secrets: secrets, keyStore: try SecretServiceKeyStore(busAddress: address))
+            } catch {
+                reason = error
+            }
+        } else {
+            reason = SecretsError(
+                code: .noSessionBus, operation: "connect",
+                detail: "there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and there is no "
+                    + "$XDG_RUNTIME_DIR/bus); log in to a desktop session, or run keep under `dbus-run-session`")
+        }
+        let keys = environment.environmentKeys
+        return SecretsBackend(
+            secrets: MemorySecrets(
+                Dictionary(keys.map { ($0.ref, $0.value) }, uniquingKeysWith: { first, _ in first })),
+            keyStore: MemoryKeyStore(), keyringUnavailable: reason, environmentKeys: keys.map(\.variable))
+    }
+
+    /// The engine `id` names, on `settings` and `secrets`: ``EchoEngine`` or
+    /// ``RemoteEngine``, whose key is read per request from the ref the `keySlot` and
+    /// `keyAccount` settings name. Throws ``EngineError/Code/configuration`` for an id no
+    /// engine has, or key settings that name no ref.
+    public static func engineFor(
+        _ id: String, settings: SettingsStore, secrets: any SecretsPort
+    ) throws(EngineError) -> any ChatEngine {
+        switch id {
+        case EchoEngine.engineId:
+            return EchoEngine()
+        case RemoteEngine.engineId:
+            let ref: SecretRef
+            do {
+                ref = try SettingRegistry.apiKeyRef(settings)
+            } catch {
+                throw EngineError(.configuration, error.description)
+            }
+            // Each value was checked against its setting's rule when it was loaded or set; one
+            // of the wrong kind all the same is reported, never replaced.
+            func value<T>(_ def: SettingDef, _ kind: (SettingValue) -> T?) throws(EngineError) -> T {
+                guard let value = settings.value(def.key).flatMap(kind) else {
+                    throw EngineError(.configuration, "\(def.key) must be \(def.rule)")
+                }
+                return value
+            }
+            return RemoteEngine(
+                baseURL: try value(SettingRegistry.baseUrl, \.string),
+                model: try value(SettingRegistry.model, \.string),
+                temperature: try value(SettingRegistry.temperature, \.number), keyRef: ref
+            ) { () async throws(EngineError) in
+                do throws(SettingsError) {
+                    return try await readSecret(secrets: secrets, ref: ref)
+                } catch {
+                    guard case .secrets(let reason) = error else {
+                        throw EngineError(.key, "cannot read the API key in \(ref): \(error)")
+                    }
+                    throw EngineError(.key, "cannot read the API key: \(reason)")
+                }
+            }
+        default:
+            throw EngineError(
+                .configuration,
+                "there is no engine called \(StorageError.quoted(id)); the engines are "
+                    + SettingRegistry.engineIds.joined(separator: ", "))
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import KeepPorts
+
+/// The keychain `keep` runs on this time, and the truth about it: the Secret Service when
+/// it answered the probe, else process memory, with the reason.
+///
+/// ``secrets`` and ``keyStore`` are always the same mechanism, chosen by one probe.
+public struct SecretsBackend: Sendable {
+    /// Where API keys are read and stored.
+    public let secrets: any SecretsPort
+    /// Where the app's own keys (the data key of sealed storage) are kept.
+    public let keyStore: any KeyStorePort
+    /// Why the keyring is not used, when it is not: the typed error of the probe.
+    public let keyringUnavailable: SecretsError?
+    /// The environment variables whose keys were put into process memory, when the
+    /// keyring is not used.
+    public let environmentKeys: [String]
+
+    public init(
+        secrets: any SecretsPort, keyStore: any KeyStorePort, keyringUnavailable: SecretsError? = nil,
+        environmentKeys: [String] = []
+    ) {
+        self.secrets = secrets
+        self.keyStore = keyStore
+        self.keyringUnavailable = keyringUnavailable
+        self.environmentKeys = environmentKeys
+    }
+
+    public var protection: SecretProtection { secrets.protection }
+
+    /// What holds the keys, in a few words: `Secret Service (OS keyring)`.
+    public var name: String {
+        switch protection {
+        case .hardware: "hardware-backed keychain"
+        case .osKeyring: "Secret Service (OS keyring)"
+        case .processMemory: "process memory"
+        }
+    }
+
+    /// The honest warning for this backend; `nil` only for a hardware-backed keychain.
+    public var warning: String? {
+        switch protection {
+        case .hardware:
+            return nil
+        case .osKeyring:
+            return "keys are in the OS keyring: encrypted at rest by your login password and open to your own "
+                + "programs while you are logged in; not hardware-backed"
+        case .processMemory:
+            let seeded =
+                environmentKeys.isEmpty
+                ? "no key is set in the environment either"
+                : "keys come from \(environmentKeys.joined(separator: ", ")) for this run only"
+            let reason = keyringUnavailable.map { " (\($0))" } ?? ""
+            return "no keyring answers\(reason). Keys are held in this process's memory and are gone when keep "
+                + "exits: \(seeded), and `keep key set` cannot store one"
+        }
+    }
+
+    /// How to get a keyring, and the way around it for one run.
+    public static let keyringAdvice =
+        "to keep keys, run keep where a Secret Service answers: log in to a desktop session, or start one with "
+        + "`dbus-run-session -- bash` and `gnome-keyring-daemon --components=secrets --unlock`; for one run, set "
+        + "OPENAI_API_KEY (or ANTHROPIC_API_KEY, GOOGLE_API_KEY, OPENROUTER_API_KEY) instead"
+
+    /// Why a key cannot be stored here, or `nil` when it can: process memory would lose it
+    /// the moment the command exits.
+    public var refusalToStore: SecretsError? {
+        guard !protection.persists else { return nil }
+        let reason = keyringUnavailable.map { "no keyring answers (\($0))" } ?? "no keyring answers"
+        return SecretsError(
+            code: .notPersistent, operation: "store a key",
+            detail: "\(reason), and a key set in process memory would be gone when this command exits; "
+                + Self.keyringAdvice)
+    }
+}

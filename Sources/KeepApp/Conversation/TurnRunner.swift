@@ -1,0 +1,126 @@
+import Foundation
+import KeepCore
+import KeepPorts
+
+/// Asks one question in a chat and records the turn, safely while other `keep` processes
+/// do the same to the same store.
+///
+/// A turn has two steps. ``begin(_:in:)`` keeps the question as the chat's draft, so a
+/// crash, a kill or a failed answer leaves it to be offered again; for a new chat it also
+/// claims the id, under the ``StoreLock``, so ids are unique across processes (the draft
+/// is the claim). ``answer(_:in:receive:)`` asks the engine with the lock *not* held, then
+/// takes the lock, reads the chat afresh, appends the question and the answer in one
+/// write, and clears the draft: two processes answering in the same chat each add their
+/// turn, and neither loses the other's. The chat answered last is remembered
+/// (`cache`/`last-chat`), so `keep ask -c` finds it without reading every chat.
+public struct TurnRunner: Sendable {
+    /// Where the most recently answered chat's id is kept.
+    public static let lastChatKey = StorageKey(.cache, "last-chat")
+
+    public let chats: ChatRepository
+    public let engine: any ChatEngine
+    private let storage: any StoragePort
+    private let lock: StoreLock
+    private let now: @Sendable () -> Date
+
+    public init(
+        storage: any StoragePort, lock: StoreLock, engine: any ChatEngine,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.storage = storage
+        chats = ChatRepository(storage: storage, now: now)
+        self.lock = lock
+        self.engine = engine
+        self.now = now
+    }
+
+    /// Keeps `question` as the draft of the chat `id`, or of a new chat when `id` is
+    /// `nil`, and answers the session on it.
+    ///
+    /// Throws ``TurnError/noSuchChat(_:)`` when there is neither a chat nor a draft with
+    /// that id; ``TurnError/chats(_:)`` (the chat is unreadable, or the store failed) and
+    /// ``TurnError/lock(_:)`` when nothing could be kept.
+    public func begin(_ question: String, in id: String?) async throws(TurnError) -> ChatSession {
+        guard let id else {
+            let held = try await acquire()
+            defer { held.release() }
+            return try await chatsCall { () async throws(ChatError) in
+                let session = try await ChatSession.start(repository: chats, now: now)
+                try await session.begin(question: question)
+                return session
+            }
+        }
+        let opened = try await chatsCall { () async throws(ChatError) in
+            try await ChatSession.open(id, repository: chats, now: now)
+        }
+        guard let session = opened else { throw .noSuchChat(id) }
+        try await chatsCall { () async throws(ChatError) in try await session.begin(question: question) }
+        return session
+    }
+
+    /// Asks the engine `question` after the session's messages, passing each piece of the
+    /// answer to `receive`, then records the turn and answers the chat as stored.
+    ///
+    /// Throws ``TurnError/engine(_:chatId:)`` when no complete answer came (cancelled
+    /// included) and ``TurnError/notRecorded(_:chatId:)`` when it could not be stored; in
+    /// both cases the question stays as the chat's draft.
+    public func answer(
+        _ question: String, in session: ChatSession, receive: @escaping @Sendable (String) -> Void
+    ) async throws(TurnError) -> Chat {
+        let id = await session.id
+        let history = await session.chat.messages
+        let reply: String
+        do {
+            reply = try await engine.reply(
+                to: history + [ChatMessage(role: .user, text: question, time: now())], receive: receive)
+        } catch {
+            throw .engine(error, chatId: id)
+        }
+        let held: StoreLock.Held
+        do {
+            held = try await lock.acquire()
+        } catch {
+            throw .notRecorded(.storage(error), chatId: id)
+        }
+        defer { held.release() }
+        do {
+            // Read afresh under the lock: another process may have added a turn meanwhile.
+            let current =
+                try await ChatSession.open(id, repository: chats, now: now)
+                ?? ChatSession(chat: Chat(id: id, created: now()), repository: chats, now: now)
+            _ = try await current.recordTurn(question: question, answer: reply, engine: engine.id)
+            // Only a shortcut for `-c`: without it the most recent chat is found by a scan.
+            try? await storage.write(Self.lastChatKey, id)
+            return await current.chat
+        } catch {
+            throw .notRecorded(error, chatId: id)
+        }
+    }
+
+    /// The id of the chat answered most recently: the one remembered, when it is still
+    /// there, else the most recently updated chat of a scan; `nil` when there is none.
+    public func mostRecentChatId() async throws(TurnError) -> String? {
+        if let remembered = try? await storage.read(Self.lastChatKey), !remembered.isEmpty,
+            (try? await chats.read(remembered)) != nil
+        {
+            return remembered
+        }
+        return try await chatsCall { () async throws(ChatError) in try await chats.list().first?.id }
+    }
+
+    private func acquire() async throws(TurnError) -> StoreLock.Held {
+        do {
+            return try await lock.acquire()
+        } catch {
+            throw .lock(error)
+        }
+    }
+
+    private func chatsCall<T>(_ body: () async throws(ChatError) -> T) async throws(TurnError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw .chats(error)
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// KeepApp: see DESIGN.md §2. Filled in by its issue.

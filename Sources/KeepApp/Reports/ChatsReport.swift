@@ -1,0 +1,57 @@
+import KeepCore
+
+/// What `keep chats --json` prints: every chat, newest first, the ones that cannot be
+/// read (never hidden), and the new chats whose first answer never came.
+///
+/// ```json
+/// { "chats" : [ { "created" : "…", "draft" : false, "engine" : "echo", "id" : "…",
+///                 "messages" : 2, "title" : "hello", "updated" : "…" } ],
+///   "drafts" : [ "20250614-153012-3fa9c1" ],
+///   "unreadable" : [ { "id" : "broken", "reason" : "it is not valid JSON" } ] }
+/// ```
+public struct ChatsReport: Codable, Sendable, Equatable {
+    /// One readable chat.
+    public struct Entry: Codable, Sendable, Equatable {
+        public let id: String
+        public let title: String
+        public let created: String
+        public let updated: String
+        /// How many messages (questions and answers) it holds.
+        public let messages: Int
+        /// The engine that answered last.
+        public let engine: String?
+        /// Whether a question of it waits for an answer.
+        public let draft: Bool
+    }
+
+    /// One chat that cannot be read, and why.
+    public struct Unreadable: Codable, Sendable, Equatable {
+        public let id: String
+        public let reason: String
+    }
+
+    public let chats: [Entry]
+    public let unreadable: [Unreadable]
+    /// Chats that exist only as a draft: their first question never got its answer.
+    public let drafts: [String]
+
+    /// The report of `listing`, given the ids that have a draft.
+    public init(_ listing: ChatListing, draftIds: [String]) {
+        let withDraft = Set(draftIds)
+        chats = listing.chats.map {
+            Entry(
+                id: $0.id, title: $0.title, created: JSONReport.time($0.created),
+                updated: JSONReport.time($0.updated), messages: $0.messages.count, engine: $0.engine,
+                draft: withDraft.contains($0.id))
+        }
+        unreadable = listing.unreadable.map { Unreadable(id: $0.id, reason: $0.reason) }
+        drafts = Self.draftOnly(listing, draftIds: draftIds)
+    }
+
+    /// The ids in `draftIds` that have no chat, readable or not: new chats whose first
+    /// answer never came, sorted.
+    public static func draftOnly(_ listing: ChatListing, draftIds: [String]) -> [String] {
+        let known = Set(listing.chats.map(\.id)).union(listing.unreadable.map(\.id))
+        return draftIds.filter { !known.contains($0) }.sorted()
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import KeepCore
+
+/// What `keep chats search TEXT --json` prints: each message that contains the text
+/// (ignoring case and accents), newest chat first, with the line of it that matched.
+///
+/// ```json
+/// { "matches" : [ { "chat" : "…", "index" : 0, "line" : "tell me about Paris",
+///                   "role" : "user", "time" : "…", "title" : "paris" } ],
+///   "text" : "paris" }
+/// ```
+public struct SearchReport: Codable, Sendable, Equatable {
+    public struct Match: Codable, Sendable, Equatable {
+        /// The chat's id.
+        public let chat: String
+        public let title: String
+        /// The message's place in the chat, from 0.
+        public let index: Int
+        public let role: String
+        /// The first line of the message that holds the text.
+        public let line: String
+        public let time: String
+    }
+
+    /// What was searched for.
+    public let text: String
+    public let matches: [Match]
+
+    public init(text: String, matches: [ChatMatch]) {
+        self.text = text
+        self.matches = matches.map {
+            Match(
+                chat: $0.chatId, title: $0.title, index: $0.index, role: $0.message.role.rawValue,
+                line: Self.line(of: $0.message.text, containing: text), time: JSONReport.time($0.message.time))
+        }
+    }
+
+    /// The first line of `text` that contains `query` as the search compares them; the
+    /// first line when the match spans lines.
+    static func line(of text: String, containing query: String) -> String {
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        let found = lines.first { $0.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil }
+        return String(found ?? lines.first ?? "")
+    }
+}

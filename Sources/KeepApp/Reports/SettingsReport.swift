@@ -1,0 +1,126 @@
+import KeepCore
+import KeepPorts
+
+/// What `keep settings` shows (and prints with `--json`): every setting with its value and
+/// whether it is a deliberate choice, secrets as configured or not (never a value), the
+/// key the remote engine would send, how the keychain protects keys, and what is wrong
+/// with the settings file, if anything.
+///
+/// ```json
+/// { "file" : { "healthy" : true, "refusals" : [], "status" : "the settings file is fine" },
+///   "key" : { "account" : "default", "configured" : false, "slot" : "openai" },
+///   "secrets" : { "backend" : "Secret Service (OS keyring)", "hardwareBacked" : false,
+///                 "protection" : "osKeyring", "warning" : "…" },
+///   "settings" : [ { "default" : "echo", "help" : "…", "isSet" : false, "key" : "engineId",
+///                    "kind" : "string", "label" : "Engine", "rule" : "one of echo, remote",
+///                    "secret" : false, "section" : "Engine", "value" : "echo" },
+///                  { "configured" : true, "key" : "openaiApiKey", "secret" : true, … } ] }
+/// ```
+///
+/// A field with nothing to say (a secret's `value`, a `problem` that did not happen) is
+/// left out rather than written as `null`.
+public struct SettingsReport: Codable, Sendable, Equatable {
+    /// One setting. A plain one has `value`, `default` and `isSet`; a secret one has
+    /// `configured` (or `problem` when the keychain could not be asked) and no value.
+    public struct Row: Codable, Sendable, Equatable {
+        public let key: String
+        public let label: String
+        public let section: String
+        public let help: String
+        /// `string`, `number` or `bool`.
+        public let kind: String
+        /// What the setting accepts, in words.
+        public let rule: String
+        public let secret: Bool
+        /// The value in use: the choice, else the default.
+        public let value: ReportValue?
+        public let `default`: ReportValue?
+        /// Whether the value is a deliberate choice rather than the default.
+        public let isSet: Bool
+        /// For a secret: whether the keychain holds a value for it.
+        public let configured: Bool?
+        /// For a secret: why the keychain could not say.
+        public let problem: String?
+    }
+
+    /// The keychain slot and account the remote engine reads its key from.
+    public struct Key: Codable, Sendable, Equatable {
+        public let slot: String
+        public let account: String
+        public let configured: Bool?
+        public let problem: String?
+    }
+
+    /// Where keys are kept, and the honest word on it.
+    public struct Secrets: Codable, Sendable, Equatable {
+        public let backend: String
+        /// `hardware`, `osKeyring` or `processMemory`.
+        public let protection: String
+        public let hardwareBacked: Bool
+        /// Shown whenever protection is not hardware.
+        public let warning: String?
+        /// Why the keyring is not used, when it is not.
+        public let keyringUnavailable: String?
+    }
+
+    /// The settings file's health.
+    public struct File: Codable, Sendable, Equatable {
+        public let healthy: Bool
+        public let status: String
+        /// Fields of the file that are not used, each with why (`key: reason`).
+        public let refusals: [String]
+    }
+
+    public let settings: [Row]
+    public let key: Key?
+    public let secrets: Secrets
+    public let file: File
+
+    public init(settings: [Row], key: Key?, secrets: Secrets, file: File) {
+        self.settings = settings
+        self.key = key
+        self.secrets = secrets
+        self.file = file
+    }
+
+    /// The report of `store`, with secrets asked of `backend` (presence only).
+    public static func make(_ store: SettingsStore, backend: SecretsBackend) async -> SettingsReport {
+        var rows: [Row] = []
+        for def in store.defs {
+            var configured: Bool?
+            var problem: String?
+            if def.isSecret {
+                do {
+                    configured = try await store.hasSecret(def.key)
+                } catch {
+                    problem = error.description
+                }
+            }
+            rows.append(
+                Row(
+                    key: def.key, label: def.label, section: def.section, help: def.help, kind: def.kind.rawValue,
+                    rule: def.rule, secret: def.isSecret, value: store.value(def.key).map(ReportValue.init),
+                    default: def.isSecret ? nil : ReportValue(def.defaultValue), isSet: store.isSet(def.key),
+                    configured: configured, problem: problem))
+        }
+        var key: Key?
+        if let ref = try? SettingRegistry.apiKeyRef(store) {
+            var configured: Bool?
+            var problem: String?
+            do {
+                configured = try await backend.secrets.has(ref)
+            } catch {
+                problem = error.description
+            }
+            key = Key(slot: ref.slot.rawValue, account: ref.account, configured: configured, problem: problem)
+        }
+        let healthy = store.health == .fine && store.refusals.isEmpty
+        return SettingsReport(
+            settings: rows, key: key,
+            secrets: Secrets(
+                backend: backend.name, protection: backend.protection.rawValue,
+                hardwareBacked: backend.protection.isHardwareBacked, warning: backend.warning,
+                keyringUnavailable: backend.keyringUnavailable?.description),
+            file: File(healthy: healthy, status: store.health.description, refusals: store.refusals.map(\.description)))
+    }
+}

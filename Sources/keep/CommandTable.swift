@@ -1,0 +1,10 @@
+/// Every command `keep` has, in the order `keep --help` lists them: the one table a new
+/// command is added to.
+enum CommandTable {
+    static let chat = ChatCommand.command
+
+    static let commands: [Command] = [
+        chat, AskCommand.command, ChatsCommand.command, SettingsCommand.command, KeyCommand.command,
+        StoreCommand.command, DoctorCommand.command, HelpCommand.command,
+    ]
+}

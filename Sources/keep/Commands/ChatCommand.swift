@@ -1,0 +1,47 @@
+import KeepApp
+import KeepCore
+
+/// `keep` and `keep chat [ID]`: the interactive chat.
+enum ChatCommand {
+    static let command = Command(
+        "chat", summary: "Chat interactively; what plain `keep` does", usage: "keep chat [ID]",
+        help: """
+            Opens a new chat, or the chat ID. Type a question and press Enter; the answer prints as it
+            streams. Each completed question and answer is saved at once.
+
+            """ + InteractiveChat.commandsHelp,
+        arguments: ArgumentParser(optional: ["ID"]), run: run)
+
+    static func run(_ invocation: Invocation) async throws {
+        let core = try await invocation.core()
+        let composition = invocation.composition
+        let engine: any ChatEngine
+        do {
+            engine = try await composition.engine(for: core)
+        } catch {
+            throw CommandFailure.because(error)
+        }
+        // A key from the environment is used for this run only: say so, and why.
+        let backend = await composition.secrets()
+        if engine.id == RemoteEngine.engineId, !backend.environmentKeys.isEmpty, let warning = backend.warning {
+            invocation.console.warning(warning)
+        }
+        let runner = try await composition.turns(on: engine)
+        var chat = InteractiveChat(console: invocation.console, runner: runner, engine: engine)
+        if let id = invocation.positional(0) {
+            let opened: Bool
+            do {
+                opened = try await chat.open(id)
+            } catch {
+                throw CommandFailure.because(error)
+            }
+            guard opened else {
+                throw CommandFailure.failure("there is no chat \"\(id)\"; `keep chats` lists them")
+            }
+        } else {
+            let existing = (try? await composition.storage().listIds(.chats).count) ?? 0
+            chat.greet(existingChats: existing)
+        }
+        await chat.run()
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import KeepApp
+import KeepCore
+import KeepPorts
+
+/// `keep chats`: list, show, remove and search the chats.
+enum ChatsCommand {
+    static let json = ArgumentParser.Option("--json")
+
+    static let command = Command(
+        "chats", summary: "List your chats, newest first (unreadable ones too, with why)",
+        usage: "keep chats [--json]",
+        help: "Each line: id, last update, message count, title. A chat that cannot be read is listed with the "
+            + "reason and left as it is.",
+        arguments: ArgumentParser(options: [json]), subcommands: [show, remove, search], run: list)
+
+    static let show = Command(
+        "show", summary: "Print one chat, and its unanswered question if it has one",
+        usage: "keep chats show ID [--json]", arguments: ArgumentParser(options: [json], required: ["ID"]),
+        run: showChat)
+
+    static let remove = Command(
+        "rm", summary: "Remove a chat and its draft", usage: "keep chats rm ID",
+        arguments: ArgumentParser(required: ["ID"]), run: removeChat)
+
+    static let search = Command(
+        "search", summary: "Find the chats whose messages contain TEXT (ignoring case), with the matching line",
+        usage: "keep chats search TEXT... [--json]",
+        arguments: ArgumentParser(options: [json], required: ["TEXT"], rest: "TEXT"),
+        run: searchChats)
+
+    // MARK: - List
+
+    static func list(_ invocation: Invocation) async throws {
+        let chats = ChatRepository(storage: try await storage(invocation))
+        let listing: ChatListing
+        let draftIds: [String]
+        do {
+            listing = try await chats.scan()
+            draftIds = try await chats.draftIds()
+        } catch {
+            throw CommandFailure.failure("cannot list the chats: \(error)")
+        }
+        if invocation.json { return try invocation.printJSON(ChatsReport(listing, draftIds: draftIds)) }
+        let console = invocation.console
+        let withDraft = Set(draftIds)
+        let draftOnly = ChatsReport.draftOnly(listing, draftIds: draftIds)
+        if listing.chats.isEmpty && listing.unreadable.isEmpty && draftOnly.isEmpty {
+            console.out("No chats yet. Start one with `keep`, or `keep ask TEXT`.\n")
+            return
+        }
+        var text = ""
+        for chat in listing.chats {
+            let draft = withDraft.contains(chat.id) ? "  (unanswered question)" : ""
+            text += "\(chat.id)  \(localTime(chat.updated))  \(count(chat.messages.count, "message"))  "
+            text += "\(chat.title)\(draft)\n"
+        }
+        for id in draftOnly {
+            text += "\(id)  new chat; its first question is still unanswered\n"
+        }
+        for chat in listing.unreadable {
+            text += "\(chat.id)  UNREADABLE: \(chat.reason)\n"
+        }
+        console.out(text)
+    }
+
+    // MARK: - Show
+
+    static func showChat(_ invocation: Invocation) async throws {
+        let id = invocation.positional(0) ?? ""
+        let chats = ChatRepository(storage: try await storage(invocation))
+        let chat: Chat?
+        let draft: String?
+        do {
+            chat = try await chats.read(id)
+            draft = try await chats.draft(for: id)
+        } catch {
+            throw CommandFailure.because(error)
+        }
+        guard let chat = chat ?? draft.map({ _ in Chat(id: id, created: Date()) }) else {
+            throw CommandFailure.failure("there is no chat \(StorageError.quoted(id)); `keep chats` lists them")
+        }
+        if invocation.json { return try invocation.printJSON(ChatReport(chat, draft: draft)) }
+        let console = invocation.console
+        console.out(
+            "\(chat.title.isEmpty ? "(untitled)" : chat.title)\n\(chat.id) · \(count(chat.messages.count, "message"))"
+                + (chat.messages.isEmpty ? "" : " · updated \(localTime(chat.updated))") + "\n")
+        for message in chat.messages {
+            console.out(message.role == .user ? "\n> \(quoted(message.text))\n" : "\(message.text)\n")
+        }
+        if let draft {
+            console.out("\n> \(quoted(draft))\n(unanswered: open the chat with `keep chat \(chat.id)` to ask again)\n")
+        }
+    }
+
+    // MARK: - Remove
+
+    static func removeChat(_ invocation: Invocation) async throws {
+        let id = invocation.positional(0) ?? ""
+        let chats = ChatRepository(storage: try await storage(invocation))
+        let held = try await invocation.composition.storeLock().acquire()
+        defer { held.release() }
+        let existed: Bool
+        let hadDraft: Bool
+        do {
+            hadDraft = try await chats.draft(for: id) != nil
+            existed = try await chats.delete(id)
+        } catch {
+            throw CommandFailure.failure("cannot remove chat \(StorageError.quoted(id)): \(error)")
+        }
+        guard existed || hadDraft else {
+            throw CommandFailure.failure("there is no chat \(StorageError.quoted(id)); `keep chats` lists them")
+        }
+        invocation.console.out("Removed chat \(id).\n")
+    }
+
+    // MARK: - Search
+
+    static func searchChats(_ invocation: Invocation) async throws {
+        let text = invocation.arguments.positionals.joined(separator: " ")
+        let chats = ChatRepository(storage: try await storage(invocation))
+        let matches: [ChatMatch]
+        do {
+            matches = try await chats.search(text)
+        } catch ChatError.emptySearch {
+            throw CommandFailure.usage("give some text to search for")
+        } catch {
+            throw CommandFailure.failure("cannot search the chats: \(error)")
+        }
+        let report = SearchReport(text: text, matches: matches)
+        if invocation.json { return try invocation.printJSON(report) }
+        let console = invocation.console
+        guard !report.matches.isEmpty else {
+            console.out("No chat contains \(StorageError.quoted(text)).\n")
+            return
+        }
+        var lastChat: String?
+        for match in report.matches {
+            if match.chat != lastChat {
+                console.out("\(match.chat)  \(match.title)\n")
+                lastChat = match.chat
+            }
+            console.out("  \(match.role == "user" ? ">" : " ") \(match.line)\n")
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The store; one that cannot be opened ends the command with the crash screen.
+    static func storage(_ invocation: Invocation) async throws(CommandFailure) -> any StoragePort {
+        do {
+            return try await invocation.composition.storage()
+        } catch {
+            throw .bootFailed(.storageUnavailable, detail: error.description)
+        }
+    }
+
+    static func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
+    }
+
+    /// A time as a person reads it here: `2025-06-14 15:30`, local time. `localtime_r`,
+    /// because a listing formats one per chat and the calendar is many times slower.
+    static func localTime(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        guard localtime_r(&seconds, &parts) != nil else { return JSONReport.time(date) }
+        func padded(_ number: Int32, _ width: Int) -> String {
+            let digits = String(number)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(padded(parts.tm_year + 1900, 4))-\(padded(parts.tm_mon + 1, 2))-\(padded(parts.tm_mday, 2)) "
+            + "\(padded(parts.tm_hour, 2)):\(padded(parts.tm_min, 2))"
+    }
+
+    /// A question shown after `> `, its later lines indented to match.
+    static func quoted(_ text: String) -> String {
+        text.replacingOccurrences(of: "\n", with: "\n  ")
+    }
+}

@@ -1,0 +1,122 @@
+import KeepApp
+import KeepCore
+import KeepPorts
+
+/// `keep key`: store, check and remove API keys in the keychain.
+enum KeyCommand {
+    static let account = ArgumentParser.Option("--account", value: "NAME")
+
+    static let command = Command(
+        "key", summary: "Store, check or remove an API key in the keychain",
+        usage: "keep key set|status|rm SLOT [--account NAME]",
+        help: "Slots: \(slotNames). An account (default: default) lets one slot hold several keys, such as "
+            + "work and personal; the settings keySlot and keyAccount choose the one the remote engine sends.",
+        subcommands: [set, status, remove])
+
+    static let set = Command(
+        "set", summary: "Store the key for SLOT, read from standard input (hidden on a terminal)",
+        usage: "keep key set SLOT [--account NAME]", arguments: ArgumentParser(options: [account], required: ["SLOT"]),
+        run: setKey)
+
+    static let status = Command(
+        "status", summary: "Say whether a key is stored (never show it)",
+        usage: "keep key status [SLOT] [--account NAME]",
+        arguments: ArgumentParser(options: [account], optional: ["SLOT"]), run: showStatus)
+
+    static let remove = Command(
+        "rm", summary: "Remove the key for SLOT from the keychain", usage: "keep key rm SLOT [--account NAME]",
+        arguments: ArgumentParser(options: [account], required: ["SLOT"]), run: removeKey)
+
+    private static var slotNames: String { SecretSlot.allCases.map(\.rawValue).joined(separator: ", ") }
+
+    // MARK: - Set
+
+    static func setKey(_ invocation: Invocation) async throws {
+        let ref = try self.ref(invocation)
+        let backend = await invocation.composition.secrets()
+        if let refusal = backend.refusalToStore {
+            throw CommandFailure.failure("cannot store the key for \(ref): \(refusal.detail ?? refusal.code.rawValue)")
+        }
+        let console = invocation.console
+        var value: String
+        if console.inputIsTerminal {
+            guard let typed = try HiddenInput.readLine(prompt: "Key for \(ref) (typing is hidden): ", console: console)
+            else { throw CommandFailure.failure("no key given; nothing was stored") }
+            value = typed
+        } else {
+            value = try console.readAllInput()
+        }
+        value = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !value.isEmpty else { throw CommandFailure.failure("no key given; nothing was stored") }
+        do {
+            try await backend.secrets.set(ref, value)
+        } catch {
+            throw CommandFailure.because(error)
+        }
+        console.out("Stored the key for \(ref) in the \(backend.name).\n")
+        if case .ready(let core) = await invocation.composition.boot(),
+            let inUse = try? SettingRegistry.apiKeyRef(core.settings), inUse != ref
+        {
+            console.out(
+                "The remote engine sends the key for \(inUse); to use this one: keep settings set keySlot "
+                    + "\(ref.slot.rawValue), and keep settings set keyAccount \(ref.account)\n")
+        }
+    }
+
+    // MARK: - Status
+
+    static func showStatus(_ invocation: Invocation) async throws {
+        let accountName = invocation.arguments.value(account.name) ?? "default"
+        let slots: [SecretSlot] = try invocation.positional(0).map { [try slot($0)] } ?? SecretSlot.allCases
+        let backend = await invocation.composition.secrets()
+        let refs = slots.map { SecretRef($0, account: accountName) }
+        let width = refs.map(\.description.count).max() ?? 0
+        var text = ""
+        for ref in refs {
+            do {
+                let state = try await backend.secrets.has(ref) ? "configured" : "not set"
+                text += "\(ref.description.padding(toLength: width, withPad: " ", startingAt: 0))  \(state)\n"
+            } catch {
+                throw CommandFailure.because(error)
+            }
+        }
+        text += "Keys are kept in: \(backend.name)\n"
+        invocation.console.out(text)
+        if let warning = backend.warning { invocation.console.warning(warning) }
+    }
+
+    // MARK: - Remove
+
+    static func removeKey(_ invocation: Invocation) async throws {
+        let ref = try self.ref(invocation)
+        let backend = await invocation.composition.secrets()
+        if let refusal = backend.refusalToStore {
+            throw CommandFailure.failure("cannot remove the key for \(ref): \(refusal.detail ?? refusal.code.rawValue)")
+        }
+        do {
+            let existed = try await backend.secrets.has(ref)
+            try await backend.secrets.delete(ref)
+            invocation.console.out(
+                existed ? "Removed the key for \(ref) from the \(backend.name).\n" : "There was no key for \(ref).\n")
+        } catch {
+            throw CommandFailure.because(error)
+        }
+    }
+
+    // MARK: - Arguments
+
+    /// The ref the command line names: SLOT and `--account` (default `default`).
+    private static func ref(_ invocation: Invocation) throws(CommandFailure) -> SecretRef {
+        let accountName = invocation.arguments.value(account.name) ?? "default"
+        guard !accountName.isEmpty else { throw .usage("--account needs a name") }
+        return SecretRef(try slot(invocation.positional(0) ?? ""), account: accountName)
+    }
+
+    private static func slot(_ name: String) throws(CommandFailure) -> SecretSlot {
+        do {
+            return try SecretSlot.parse(name)
+        } catch {
+            throw .usage("\(StorageError.quoted(name)) is not a slot; the slots are \(slotNames)")
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import KeepApp
+import KeepCore
+import KeepPorts
+
+/// `keep settings`: show, read and change the settings.
+enum SettingsCommand {
+    static let command = Command(
+        "settings", summary: "Show the settings, whether each is set, and where keys are kept",
+        usage: "keep settings [--json]",
+        help: "A secret shows only whether it is configured, never its value. Settings live in "
+            + "<data root>/store/settings/settings (JSON you may edit); keys live in the keychain.",
+        arguments: ArgumentParser(options: [ChatsCommand.json]), subcommands: [get, set, unset], run: list)
+
+    static let get = Command(
+        "get", summary: "Print the value in use for KEY (a secret: configured or not set)",
+        usage: "keep settings get KEY", arguments: ArgumentParser(required: ["KEY"]), run: getSetting)
+
+    static let set = Command(
+        "set", summary: "Set KEY to VALUE, after checking it", usage: "keep settings set KEY VALUE",
+        arguments: ArgumentParser(required: ["KEY", "VALUE"]), run: setSetting)
+
+    static let unset = Command(
+        "unset", summary: "Put KEY back to its default", usage: "keep settings unset KEY",
+        arguments: ArgumentParser(required: ["KEY"]), run: unsetSetting)
+
+    // MARK: - List
+
+    static func list(_ invocation: Invocation) async throws {
+        let core = try await invocation.core()
+        let report = await SettingsReport.make(core.settings, backend: await invocation.composition.secrets())
+        if invocation.json { return try invocation.printJSON(report) }
+        let width = report.settings.map(\.key.count).max() ?? 0
+        var text = ""
+        var section = ""
+        for row in report.settings {
+            if row.section != section {
+                section = row.section
+                text += "\(section)\n"
+            }
+            let value: String
+            let note: String
+            if row.secret {
+                value = row.configured.map { $0 ? "configured" : "not set" } ?? "unknown"
+                note = row.problem.map { "(\($0))" } ?? "(keychain)"
+            } else {
+                value = row.value?.description ?? ""
+                note = row.isSet ? "(set)" : "(default)"
+            }
+            text += "  \(row.key.padding(toLength: width, withPad: " ", startingAt: 0))  "
+            text += "\(value.padding(toLength: max(value.count, 28), withPad: " ", startingAt: 0))  \(note)\n"
+        }
+        if let key = report.key {
+            let ref = "\(key.slot)/\(StorageError.quoted(key.account))"
+            let state =
+                key.problem.map { "unknown (\($0))" }
+                ?? (key.configured == true
+                    ? "configured" : "not set (none is sent: fine for a local server)")
+            text += "\nThe remote engine's key: \(ref) (keySlot, keyAccount): \(state)\n"
+        }
+        text += "Keys are kept in: \(report.secrets.backend)\n"
+        let console = invocation.console
+        console.out(text)
+        if let warning = report.secrets.warning { console.warning(warning) }
+        if !report.file.healthy {
+            console.warning(report.file.status)
+            for refusal in report.file.refusals { console.warning("not used: \(refusal)") }
+        }
+    }
+
+    // MARK: - Get, set, unset
+
+    static func getSetting(_ invocation: Invocation) async throws {
+        let key = invocation.positional(0) ?? ""
+        let settings = try await invocation.core().settings
+        let def = try known(key, settings)
+        if def.isSecret {
+            let configured: Bool
+            do {
+                configured = try await settings.hasSecret(key)
+            } catch {
+                throw CommandFailure.because(error)
+            }
+            invocation.console.out(configured ? "configured\n" : "not set\n")
+            return
+        }
+        invocation.console.out("\(settings.value(key)?.description ?? "")\n")
+    }
+
+    static func setSetting(_ invocation: Invocation) async throws {
+        let key = invocation.positional(0) ?? ""
+        let value = invocation.positional(1) ?? ""
+        let settings = try await invocation.core().settings
+        let def = try known(key, settings)
+        if let ref = def.secretRef {
+            throw CommandFailure.failure(
+                "\(key) is a secret: it is kept in the keychain, never in the settings file; store it with "
+                    + "`keep key set \(ref.slot.rawValue)` (it reads the key from standard input)")
+        }
+        try await changing(settings, invocation) { () async throws(SettingsError) in
+            try await settings.set(key, .string(value))
+        }
+        invocation.console.out("\(key) = \(settings.value(key)?.description ?? "")\n")
+    }
+
+    static func unsetSetting(_ invocation: Invocation) async throws {
+        let key = invocation.positional(0) ?? ""
+        let settings = try await invocation.core().settings
+        try await changing(settings, invocation) { () async throws(SettingsError) in
+            try await settings.unset(key)
+        }
+        let now = settings.value(key).map { " (\($0))" } ?? ""
+        invocation.console.out("\(key) is back to its default\(now)\n")
+    }
+
+    /// Runs `change` holding the store's lock, on the settings file as it is now (another
+    /// keep may have changed it since this one started), so no change is lost.
+    private static func changing(
+        _ settings: SettingsStore, _ invocation: Invocation, _ change: () async throws(SettingsError) -> Void
+    ) async throws {
+        let held = try await invocation.composition.storeLock().acquire()
+        defer { held.release() }
+        do {
+            try await settings.load()
+            try await change()
+        } catch {
+            throw CommandFailure.because(error)
+        }
+    }
+
+    /// The setting `key`, or a failure that lists the settings there are.
+    private static func known(_ key: String, _ settings: SettingsStore) throws(CommandFailure) -> SettingDef {
+        guard let def = settings.defs.first(where: { $0.key == key }) else {
+            throw .failure(
+                "there is no setting called \(StorageError.quoted(key)); the settings are "
+                    + settings.defs.map(\.key).joined(separator: ", "))
+        }
+        return def
+    }
+}

@@ -1,0 +1,80 @@
+import KeepApp
+import KeepPorts
+
+/// `keep store`: the raw store, one value per namespace and id, for scripts.
+enum StoreCommand {
+    static let command = Command(
+        "store", summary: "Read and write the raw store, for scripts",
+        usage: "keep store get|put|rm|ls|clear NAMESPACE [ID]",
+        help: "Namespaces: \(namespaces). Values are text, exactly as stored (a chat is its JSON). This goes "
+            + "around keep's own checks: prefer the other commands for chats and settings.",
+        subcommands: [get, put, remove, list, clear])
+
+    static let get = Command(
+        "get", summary: "Print the value at NAMESPACE/ID (exit 1 when there is none)",
+        usage: "keep store get NAMESPACE ID",
+        arguments: ArgumentParser(required: ["NAMESPACE", "ID"]), run: getValue)
+
+    static let put = Command(
+        "put", summary: "Store standard input as the value at NAMESPACE/ID", usage: "keep store put NAMESPACE ID",
+        arguments: ArgumentParser(required: ["NAMESPACE", "ID"]), run: putValue)
+
+    static let remove = Command(
+        "rm", summary: "Remove the value at NAMESPACE/ID", usage: "keep store rm NAMESPACE ID",
+        arguments: ArgumentParser(required: ["NAMESPACE", "ID"]), run: removeValue)
+
+    static let list = Command(
+        "ls", summary: "List the ids in NAMESPACE, one per line, sorted", usage: "keep store ls NAMESPACE",
+        arguments: ArgumentParser(required: ["NAMESPACE"]), run: listIds)
+
+    static let clear = Command(
+        "clear", summary: "Remove every value in NAMESPACE", usage: "keep store clear NAMESPACE",
+        arguments: ArgumentParser(required: ["NAMESPACE"]), run: clearNamespace)
+
+    private static var namespaces: String { Namespace.allCases.map(\.rawValue).joined(separator: ", ") }
+
+    static func getValue(_ invocation: Invocation) async throws {
+        let key = try self.key(invocation)
+        guard let value = try await storage(invocation).read(key) else {
+            throw CommandFailure.failure("there is no value at \(key)")
+        }
+        invocation.console.out(value)
+    }
+
+    static func putValue(_ invocation: Invocation) async throws {
+        let key = try self.key(invocation)
+        let value = try invocation.console.readAllInput()
+        try await storage(invocation).write(key, value)
+    }
+
+    static func removeValue(_ invocation: Invocation) async throws {
+        try await storage(invocation).remove(try key(invocation))
+    }
+
+    static func listIds(_ invocation: Invocation) async throws {
+        let ids = try await storage(invocation).listIds(try namespace(invocation)).sorted()
+        invocation.console.out(ids.map { $0 + "\n" }.joined())
+    }
+
+    static func clearNamespace(_ invocation: Invocation) async throws {
+        try await storage(invocation).clear(try namespace(invocation))
+    }
+
+    // MARK: - Arguments
+
+    private static func namespace(_ invocation: Invocation) throws(CommandFailure) -> Namespace {
+        let name = invocation.positional(0) ?? ""
+        guard let namespace = Namespace(rawValue: name) else {
+            throw .usage("\(StorageError.quoted(name)) is not a namespace; the namespaces are \(namespaces)")
+        }
+        return namespace
+    }
+
+    private static func key(_ invocation: Invocation) throws(CommandFailure) -> StorageKey {
+        StorageKey(try namespace(invocation), invocation.positional(1) ?? "")
+    }
+
+    private static func storage(_ invocation: Invocation) async throws(CommandFailure) -> any StoragePort {
+        try await ChatsCommand.storage(invocation)
+    }
+}

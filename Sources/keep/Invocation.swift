@@ -1,0 +1,36 @@
+import KeepApp
+import KeepCore
+
+/// What a command runs with: its parsed command line, the composition root, the console.
+struct Invocation: Sendable {
+    let command: Command
+    let arguments: ParsedArguments
+    let composition: Composition
+    let console: Console
+
+    /// The positional argument at `index` (present: the parser checked the count).
+    func positional(_ index: Int) -> String? {
+        arguments.positionals.indices.contains(index) ? arguments.positionals[index] : nil
+    }
+
+    /// Whether `--json` was given.
+    var json: Bool { arguments.has("--json") }
+
+    /// The booted app core; a store that cannot be reached ends the command with the
+    /// crash screen.
+    func core() async throws(CommandFailure) -> AppCore {
+        switch await composition.boot() {
+        case .ready(let core): return core
+        case .failed(let reason, let detail): throw .bootFailed(reason, detail: detail)
+        }
+    }
+
+    /// Prints `value` as the command's JSON output.
+    func printJSON(_ value: some Encodable) throws(CommandFailure) {
+        do {
+            console.out(try JSONReport.text(of: value))
+        } catch {
+            throw .failure("the report could not be encoded as JSON: \(error)")
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import KeepApp
+import KeepConformance
+import KeepCore
+import KeepPorts
+import Testing
+
+@Suite("Turns across processes")
+struct TurnRunnerTests {
+    /// A runner on a fresh file store of its own, answering with `script`.
+    private func runner(_ script: ScriptedEngine.Script, in directory: TemporaryDirectory) throws -> TurnRunner {
+        TurnRunner(
+            storage: try Platform.storageFor(root: directory.path) { _ in }, lock: StoreLock(root: directory.path),
+            engine: ScriptedEngine(script: script))
+    }
+
+    @Test("a turn is the question and its answer, written together; the draft is gone after it")
+    func recordsATurn() async throws {
+        let directory = try TemporaryDirectory()
+        let runner = try runner(.answer(["an ", "answer"]), in: directory)
+        let session = try await runner.begin("a question", in: nil)
+        let id = await session.id
+        #expect(try await runner.chats.draft(for: id) == "a question", "the question is kept while it is answered")
+        #expect(try await runner.chats.read(id) == nil, "nothing of the chat is stored before the answer")
+
+        let chat = try await runner.answer("a question", in: session) { _ in }
+        #expect(chat.messages.map(\.text) == ["a question", "an answer"])
+        #expect(try await runner.chats.read(id) == chat)
+        #expect(try await runner.chats.draft(for: id) == nil)
+        #expect(try await runner.mostRecentChatId() == id)
+    }
+
+    @Test(
+        "an answer that does not complete leaves the question as the draft and the chat as it was",
+        arguments: [EngineError.cancelled, EngineError(.http, status: 500, "the server broke")])
+    func failedAnswerKeepsTheDraft(error: EngineError) async throws {
+        let directory = try TemporaryDirectory()
+        let first = try runner(.answer(["one"]), in: directory)
+        let session = try await first.begin("first", in: nil)
+        let id = await session.id
+        _ = try await first.answer("first", in: session) { _ in }
+
+        let failing = try runner(.fail(error), in: directory)
+        let next = try await failing.begin("second", in: id)
+        await #expect(throws: TurnError.engine(error, chatId: id)) {
+            try await failing.answer("second", in: next) { _ in }
+        }
+        #expect(try await failing.chats.read(id)?.messages.map(\.text) == ["first", "one"])
+        #expect(try await failing.chats.draft(for: id) == "second")
+    }
+
+    @Test("asking in a chat that does not exist is refused, and creates nothing")
+    func noSuchChat() async throws {
+        let directory = try TemporaryDirectory()
+        let runner = try runner(.answer(["x"]), in: directory)
+        await #expect(throws: TurnError.noSuchChat("nope")) { try await runner.begin("q", in: "nope") }
+        #expect(try await runner.chats.draftIds().isEmpty)
+    }
+
+    @Test("new chats begun at once get unique ids, each with its own draft")
+    func uniqueIds() async throws {
+        let directory = try TemporaryDirectory()
+        // Separate runners, as separate processes have: they share only the disk.
+        let ids = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<16 {
+                let runner = try runner(.answer(["a"]), in: directory)
+                group.addTask { try await runner.begin("question \(index)", in: nil).id }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(ids).count == 16)
+        #expect(try await runner(.answer(["a"]), in: directory).chats.draftIds().count == 16)
+    }
+
+    @Test("two answers landing in one chat at once both keep their turn")
+    func concurrentTurnsInOneChat() async throws {
+        let directory = try TemporaryDirectory()
+        let opening = try runner(.answer(["opened"]), in: directory)
+        let first = try await opening.begin("open", in: nil)
+        let id = await first.id
+        _ = try await opening.answer("open", in: first) { _ in }
+
+        // Both sessions read the chat before either answer lands: the stale-read race.
+        let a = try runner(.answer(["answer a"]), in: directory)
+        let b = try runner(.answer(["answer b"]), in: directory)
+        let sessionA = try await a.begin("question a", in: id)
+        let sessionB = try await b.begin("question b", in: id)
+        async let answeredA = a.answer("question a", in: sessionA) { _ in }
+        async let answeredB = b.answer("question b", in: sessionB) { _ in }
+        _ = try await (answeredA, answeredB)
+
+        let texts = try #require(try await a.chats.read(id)).messages.map(\.text)
+        #expect(texts.count == 6)
+        #expect(Array(texts.prefix(2)) == ["open", "opened"])
+        #expect(Set(texts.dropFirst(2)) == ["question a", "answer a", "question b", "answer b"])
+    }
+
+    @Test("the most recent chat is the one answered last, found by a scan when none is remembered")
+    func mostRecentChat() async throws {
+        let directory = try TemporaryDirectory()
+        let runner = try runner(.answer(["a"]), in: directory)
+        #expect(try await runner.mostRecentChatId() == nil)
+        let older = try await runner.begin("older", in: nil)
+        _ = try await runner.answer("older", in: older) { _ in }
+        let newer = try await runner.begin("newer", in: nil)
+        _ = try await runner.answer("newer", in: newer) { _ in }
+        _ = try await runner.answer("again", in: try await runner.begin("again", in: await older.id)) { _ in }
+        #expect(try await runner.mostRecentChatId() == (await older.id))
+
+        let storage = try Platform.storageFor(root: directory.path) { _ in }
+        try await storage.write(TurnRunner.lastChatKey, "gone-since")
+        #expect(try await runner.mostRecentChatId() == (await older.id), "a remembered chat that is gone is skipped")
+    }
+}
