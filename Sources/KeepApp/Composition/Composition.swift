@@ -91,7 +91,17 @@ public actor Composition {
 
     /// Kept data for this run, opened (and launched: migrations, retention, a key-loss
     /// notice) on first use. Throws only when not even memory can be sealed.
-    public func kept() async throws(KeptError) -> KeptData {
+    ///
+    /// Without `creating`, for a command that only describes kept data (`keep settings`,
+    /// `keep doctor`): when nothing was ever kept, no key is made and no file written
+    /// (``KeptData/Status/notYet(path:)``).
+    public func kept(creating: Bool = true) async throws(KeptError) -> KeptData {
+        if !creating, keptOpening == nil,
+            let peek = try await KeptData.peek(
+                root: try? environment.dataRoot(), keys: await secrets().keyStore, http: URLSessionHTTP(), warn: warn)
+        {
+            return peek
+        }
         let task =
             keptOpening
             ?? Task { [environment, warn] in

@@ -18,6 +18,8 @@ public struct KeptData: Sendable {
     public enum Status: Sendable, Equatable {
         /// Sealed in the database file at `path`, under a key in the keyring.
         case kept(path: String)
+        /// Nothing kept yet: the first use makes the key and the database file at `path`.
+        case notYet(path: String)
         /// Nothing is kept between launches, and why.
         case notKept(NotKeptReason)
         /// Nothing is kept this time: the kept-data database or the sealer failed, and how.
@@ -27,6 +29,8 @@ public struct KeptData: Sendable {
         public var summary: String {
             switch self {
             case .kept(let path): "sealed in \(path), under a key in the keyring"
+            case .notYet(let path):
+                "nothing kept yet; it will be sealed in \(path), under a key the keyring holds (made at first use)"
             case .notKept(let reason): reason.description
             case .failed(let detail): "nothing is kept this time: \(detail)"
             }
@@ -102,6 +106,18 @@ public struct KeptData: Sendable {
             try? await vault.acknowledgeNotice()
         }
         return try await launched(.kept(path: path), engines: engines, chats: chats, notice: notice, warn: warn)
+    }
+
+    /// Kept data as it stands, for a command that only describes it: when nothing was ever
+    /// kept under `root` (no database file) and the key store persists, the owners in
+    /// memory with ``Status/notYet(path:)``, and no key made; otherwise `nil` (open it).
+    static func peek(
+        root: String?, keys: any KeyStorePort, http: any ServerHTTPPort, warn: @Sendable (String) -> Void
+    ) async throws(KeptError) -> KeptData? {
+        guard let root, keys.protection.persists else { return nil }
+        let path = (root as NSString).appendingPathComponent("kept.sqlite")
+        guard !FileManager.default.fileExists(atPath: path) else { return nil }
+        return try await inMemory(.notYet(path: path), http: http, warn: warn)
     }
 
     /// The owners in memory, under a key made for this run and never stored.

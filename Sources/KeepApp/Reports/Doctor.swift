@@ -17,8 +17,9 @@ import KeepPorts
 ///
 /// It looks before it opens the store (opening it removes the temp files of writers that
 /// died, and those are worth reporting), changes nothing of the user's data, and never
-/// contacts a server. (Kept data is opened as at any launch: readings past their
-/// retention go, and after a key loss the notice is told, here as anywhere.)
+/// contacts a server. (Kept data, once there is some, is opened as at any launch: readings
+/// past their retention go, and after a key loss the notice is told, here as anywhere;
+/// before there is any, no key is made for it.)
 public enum Doctor {
     /// Runs every check on what `composition` gives.
     public static func examine(_ composition: Composition) async -> DoctorReport {
@@ -218,11 +219,13 @@ public enum Doctor {
     static func keptCheck(_ composition: Composition, _ root: String) async -> DoctorReport.Check {
         let kept: KeptData
         do {
-            kept = try await composition.kept()
+            kept = try await composition.kept(creating: false)
         } catch {
             return .init("kept data", .problem, "nothing can be sealed, not even in memory: \(error)")
         }
         switch kept.status {
+        case .notYet:
+            return .init("kept data", .ok, kept.status.summary)
         case .kept:
             var detail = kept.status.summary
             if let servers = try? await kept.engines.servers() { detail += "; \(servers.count) servers read" }

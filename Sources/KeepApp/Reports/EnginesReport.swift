@@ -55,7 +55,10 @@ public struct EnginesReport: Codable, Sendable, Equatable {
     public init(
         kept: KeptData.Status, retention: Retention?, readings: [ServerReadings], current: ServerAddress?, now: Date
     ) {
-        if case .kept = kept { self.kept = true } else { self.kept = false }
+        switch kept {
+        case .kept, .notYet: self.kept = true
+        case .notKept, .failed: self.kept = false
+        }
         keptStatus = kept.summary
         self.retention = retention?.description
         retentionDays = retention?.days

@@ -77,7 +77,10 @@ public struct SettingsReport: Codable, Sendable, Equatable {
         /// The report of `data`.
         public static func make(_ data: KeptData) async -> Kept {
             let kept: Bool
-            if case .kept = data.status { kept = true } else { kept = false }
+            switch data.status {
+            case .kept, .notYet: kept = true
+            case .notKept, .failed: kept = false
+            }
             return Kept(
                 kept: kept, status: data.status.summary, retention: try? await data.engines.retention().description)
         }

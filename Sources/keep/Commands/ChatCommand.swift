@@ -41,7 +41,7 @@ enum ChatCommand {
         } else {
             let existing = (try? await composition.storage().listIds(.chats).count) ?? 0
             // Kept data that cannot be opened or read only leaves the hint out.
-            let lastOpen = try? await composition.kept().chats.lastOpenChat()
+            let lastOpen = try? await composition.kept(creating: false).chats.lastOpenChat()
             chat.greet(existingChats: existing, lastOpen: lastOpen ?? nil)
         }
         await chat.run()

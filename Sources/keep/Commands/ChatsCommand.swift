@@ -113,7 +113,7 @@ enum ChatsCommand {
         }
         // A removed chat is no longer the one to go back to.
         do {
-            try await invocation.composition.kept().chats.chatRemoved(id)
+            try await invocation.composition.kept(creating: false).chats.chatRemoved(id)
         } catch {
             invocation.console.warning("the last open chat is left as it is: \(error)")
         }
