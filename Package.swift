@@ -42,6 +42,9 @@ let package = Package(
             dependencies: ["KeepPorts", "KeepCore", "KeepFileStore", "KeepSecretService", "KeepSealed"]
         ),
         .executableTarget(name: "keep", dependencies: ["KeepApp"]),
+        // A test tool, not a product: the writer the kill -9 torture tests kill and reopen after.
+        .executableTarget(
+            name: "keep-torture", dependencies: ["KeepPorts", "KeepFileStore", "KeepSealed", "KeepConformance"]),
         .executableTarget(
             name: "keep-bench",
             dependencies: [
@@ -58,6 +61,10 @@ let package = Package(
         .testTarget(name: "KeepAppTests", dependencies: ["KeepApp", "KeepConformance"]),
         // Depends on the keep executable so `swift build --build-tests` builds the binary it runs.
         .testTarget(name: "KeepEndToEndTests", dependencies: ["KeepPorts", "KeepConformance", "keep"]),
+        // kill -9 at random moments, thousands of times, against keep-torture.
+        .testTarget(
+            name: "KeepTortureTests",
+            dependencies: ["keep-torture", "KeepPorts", "KeepFileStore", "KeepSealed", "KeepConformance"]),
     ],
     swiftLanguageModes: [.v6]
 )

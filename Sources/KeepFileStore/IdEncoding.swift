@@ -1,4 +1,3 @@
-import Foundation
 import KeepPorts
 
 /// How an id becomes one flat file name, and back.
@@ -20,7 +19,8 @@ package enum IdEncoding {
     package static let maximumNameLength = 255
 
     /// The file name for `id`, or an ``StorageError/Code/invalidId`` error naming it and
-    /// saying why (empty, or a name past 255 bytes: ids are never truncated).
+    /// saying why (empty, a name past 255 bytes: ids are never truncated, or a name that
+    /// would not decode back to it).
     package static func fileName(for key: StorageKey, operation: String) throws(StorageError) -> String {
         if key.id.isEmpty {
             throw .invalidId(key.id, in: key.namespace, operation: operation, reason: "an id cannot be empty")
@@ -32,6 +32,14 @@ package enum IdEncoding {
                 reason:
                     "its file name would be \(name.utf8.count) bytes, and a file name holds at most \(maximumNameLength); ids are stored whole, never truncated"
             )
+        }
+        // The name must read back as this id, or the value could be written but never
+        // listed: for a few sequences (a deprecated Tibetan vowel sign after another mark)
+        // the standard library's NFC is not stable, and the name decodes to another id.
+        if id(fromFileName: name) != key.id {
+            throw .invalidId(
+                key.id, in: key.namespace, operation: operation,
+                reason: "its Unicode normal form is not stable, so its file name would not read back as this id")
         }
         return name
     }
@@ -61,10 +69,13 @@ package enum IdEncoding {
     /// `id` in NFC, escaped byte by byte.
     private static func encode(_ id: String) -> String {
         // ASCII is already in NFC; skipping the normalisation keeps the common case cheap.
-        let canonical = id.utf8.allSatisfy { $0 < 0x80 } ? id : id.precomposedStringWithCanonicalMapping
+        // The standard library's own NFC, the one `==` compares by: Foundation's on Linux
+        // composes an astral character's low 16 bits with a following mark (U+12245 U+0338
+        // became U+2247), which gave two different ids one file.
+        let canonical = id.utf8.allSatisfy { $0 < 0x80 } ? Array(id.utf8) : id._nfcCodeUnits
         var name: [UInt8] = []
-        name.reserveCapacity(canonical.utf8.count)
-        for byte in canonical.utf8 {
+        name.reserveCapacity(canonical.count)
+        for byte in canonical {
             if isLiteral(byte) {
                 name.append(byte)
             } else {

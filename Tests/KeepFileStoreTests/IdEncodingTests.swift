@@ -182,7 +182,7 @@ struct IdEncodingTests {
 
     /// The file-name length `id` needs: 1 byte per literal byte of its NFC form, 3 per other.
     static func encodedLength(_ id: String) -> Int {
-        id.precomposedStringWithCanonicalMapping.utf8.reduce(0) { $0 + (isLiteral($1) ? 1 : 3) }
+        id._nfcCodeUnits.reduce(0) { $0 + (isLiteral($1) ? 1 : 3) }
     }
 
     static func isLiteral(_ byte: UInt8) -> Bool {
@@ -191,22 +191,5 @@ struct IdEncodingTests {
 
     static func isNameByte(_ byte: UInt8) -> Bool {
         isLiteral(byte) || byte == UInt8(ascii: "~")
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failing id can be reproduced.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -22,9 +22,10 @@ extension KeptWall {
 
     /// Targets and folders a wall lets through, and why.
     enum Exception {
-        /// The benchmark measures raw SQLite and libcrypto as baselines, on databases of
-        /// its own, and may construct adapters (DESIGN §2); it is no part of the app.
-        static let benchmark = "Sources/keep-bench/"
+        /// The tools that are no part of the app, each on databases of its own: the
+        /// benchmark measures raw SQLite and libcrypto as baselines and may construct
+        /// adapters (DESIGN §2); the torture tool writes sealed rows until it is killed.
+        static let tools = ["Sources/keep-bench/", "Sources/keep-torture/"]
         /// The composition root binds ports to stores and opens the database.
         static let compositionRoot = "Sources/KeepApp/Composition/"
         /// KeepSealed's SQLite wrapper: the one adapter of the C library.
@@ -65,7 +66,7 @@ extension KeptWall {
         rule: "the SQLite module is imported only by KeepSealed's SQLite wrapper",
         violations: onlyIn(
             #"(?m)^\s*(?:@\w+\s+)*(?:(?:internal|public|private|fileprivate|package)\s+)?import\s+CSQLite\b"#,
-            allowed: { Exception.sqliteWrapper.contains($0.path) || $0.isUnder(Exception.benchmark) },
+            allowed: { Exception.sqliteWrapper.contains($0.path) || $0.isTool },
             what: "imports CSQLite"),
         breach: [SourceFile(path: "Sources/KeepApp/Kept/Engines/Leak.swift", text: "internal import CSQLite\n")])
 
@@ -75,7 +76,7 @@ extension KeptWall {
             #"\bSQLite(?:Database|Transaction|Row|Value)\b"#,
             allowed: {
                 $0.target == "KeepSealed" || $0.isStoreCode || $0.isUnder(Exception.compositionRoot)
-                    || $0.isUnder(Exception.benchmark)
+                    || $0.isTool
             }, what: "uses the SQLite database"),
         breach: [
             SourceFile(
@@ -87,7 +88,7 @@ extension KeptWall {
         violations: onlyIn(
             #"\b(?:SELECT\s|INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET|CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX|TRIGGER|VIEW)|DROP\s+(?:TABLE|INDEX|TRIGGER|VIEW)|ALTER\s+TABLE|PRAGMA\s|BEGIN\s+(?:IMMEDIATE|DEFERRED|EXCLUSIVE)|ATTACH\s)"#,
             allowed: {
-                $0.isStoreCode || Exception.sqlOutsideStores.contains($0.path) || $0.isUnder(Exception.benchmark)
+                $0.isStoreCode || Exception.sqlOutsideStores.contains($0.path) || $0.isTool
             }, what: "holds SQL text"),
         breach: [
             SourceFile(
@@ -100,16 +101,16 @@ extension KeptWall {
         violations: { files in
             onlyIn(
                 #"(?m)^\s*(?:@\w+\s+)*(?:(?:internal|public|private|fileprivate|package)\s+)?import\s+CCrypto\b"#,
-                allowed: { Exception.sealingImplementation.contains($0.path) || $0.isUnder(Exception.benchmark) },
+                allowed: { Exception.sealingImplementation.contains($0.path) || $0.isTool },
                 what: "imports CCrypto")(files)
                 + onlyIn(
-                    #"\bLibCrypto\b"#, allowed: { $0.target == "KeepSealed" || $0.isUnder(Exception.benchmark) },
+                    #"\bLibCrypto\b"#, allowed: { $0.target == "KeepSealed" || $0.isTool },
                     what: "calls libcrypto's wrapper")(files)
                 + onlyIn(
                     #"\bAESGCMSealer\b"#,
                     allowed: {
                         $0.target == "KeepSealed" || $0.isUnder(Exception.compositionRoot)
-                            || $0.isUnder(Exception.benchmark)
+                            || $0.isTool
                     }, what: "names the sealer instead of the sealing port")(files)
         },
         breach: [
@@ -208,7 +209,7 @@ extension KeptWall {
         rule: "a table carries its owner's prefix, is created in its owner's store and is named in no other module",
         violations: { files in
             var found: [String] = []
-            for (table, file) in createdTables(files) where !file.isUnder(Exception.benchmark) {
+            for (table, file) in createdTables(files) where !file.isTool {
                 if file.target == "KeepSealed" {
                     // Keep's own bookkeeping: the migrations ledger and the vault.
                     if !table.hasPrefix("keep_") { found.append("\(file.path) creates \(table) without keep_") }
@@ -222,7 +223,7 @@ extension KeptWall {
                     found.append("\(table) does not carry its owner's prefix \(owner)_")
                 }
                 for other in files
-                where other.owner != owner && !other.isUnder(Exception.benchmark)
+                where other.owner != owner && !other.isTool
                     && !other.matches("\\b\(table)\\b").isEmpty
                 {
                     found.append("\(other.path) names \(owner)'s table \(table)")

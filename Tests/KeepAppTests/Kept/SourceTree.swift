@@ -23,6 +23,9 @@ struct SourceFile: Sendable, CustomStringConvertible {
     /// Whether the file is under `folder` (a path from the package root, ending in `/`).
     func isUnder(_ folder: String) -> Bool { path.hasPrefix(folder) }
 
+    /// Whether the file belongs to a tool that is no part of the app (see ``KeptWall/Exception/tools``).
+    var isTool: Bool { KeptWall.Exception.tools.contains { path.hasPrefix($0) } }
+
     /// Whether the file is in a `Store/` folder of an owner module (`Sources/KeepApp/Kept/<Owner>/Store/`).
     var isStoreCode: Bool { owner != nil && path.contains("/Store/") }
 

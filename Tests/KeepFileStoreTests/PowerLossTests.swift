@@ -1,0 +1,43 @@
+import KeepConformance
+import KeepFileStore
+import KeepPorts
+import Testing
+
+/// The store across a power cut at every step, on the simulated disk: the real write path
+/// survives every crash state, and every broken one is caught.
+@Suite("The file store across a power cut")
+struct PowerLossTests {
+    @Test(
+        "a power cut at any step leaves every key its old or its new value, whole, and lists no temp file",
+        arguments: Workload.all)
+    func aPowerCutAtAnyStepLeavesOldOrNew(_ workload: Workload) async throws {
+        let report = try await PowerCut.explore(workload)
+        print("power cut · \(report)")
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        #expect(
+            report.violations.isEmpty,
+            "\(report.violations.count) violations, the first: \(report.violations.prefix(3).map(\.description))")
+        // Both outcomes of an interrupted operation were reached, so the check had teeth.
+        #expect(report.oldSeen > 0, "no crash state kept an old value")
+        #expect(report.newSeen > 0, "no crash state showed a new value before it was acknowledged")
+    }
+
+    @Test("every broken write path is caught by a power cut", arguments: WriteMutant.caughtByAPowerCut)
+    func everyBrokenWritePathIsCaught(_ mutant: WriteMutant) async throws {
+        var states = 0
+        var caught: [(workload: String, violation: PowerCut.Violation)] = []
+        var catchers: [String: Int] = [:]
+        for workload in Workload.all {
+            let report = try await PowerCut.explore(workload, mutant: mutant)
+            states += report.states
+            caught += report.violations.map { (workload.name, $0) }
+            if !report.violations.isEmpty { catchers[workload.name] = report.violations.count }
+        }
+        let first = caught.first.map { "workload \($0.workload), \($0.violation)" } ?? "none"
+        print(
+            "mutant · \(mutant.rawValue): caught by \(caught.count) of \(states) crash states "
+                + "(\(catchers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))); "
+                + "the first: \(first)")
+        #expect(!caught.isEmpty, "no crash state caught \(mutant.rawValue)")
+    }
+}

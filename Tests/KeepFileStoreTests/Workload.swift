@@ -1,0 +1,166 @@
+import KeepFileStore
+import KeepPorts
+import Testing
+
+/// What a power-cut test does to a store, as data: values already there, then steps.
+///
+/// The `setup` values are written by the correct store and made durable (a clean
+/// shutdown) before the first step: they are the "old" values. Each step is one operation,
+/// or several run at once by writers of their own (each opens its own store on the same
+/// disk, as separate processes would). Adding a workload is adding a value to ``all``.
+struct Workload: Sendable, CustomTestStringConvertible {
+    let name: String
+    let setup: [StorageKey: String]
+    let steps: [Step]
+
+    /// One store operation.
+    enum Operation: Sendable, Hashable, CustomStringConvertible {
+        case write(StorageKey, String)
+        case remove(StorageKey)
+        case clear(Namespace)
+
+        /// Carries the operation out on `store`.
+        func apply(to store: FileStore) async throws(StorageError) {
+            switch self {
+            case .write(let key, let value): try await store.write(key, value)
+            case .remove(let key): try await store.remove(key)
+            case .clear(let namespace): try await store.clear(namespace)
+            }
+        }
+
+        /// What `key` holds once the operation is done, or `.untouched`.
+        func effect(on key: StorageKey) -> Effect {
+            switch self {
+            case .write(key, let value): .sets(value)
+            case .remove(key): .sets(nil)
+            case .clear(key.namespace): .sets(nil)
+            default: .untouched
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .write(let key, let value): "write \(key) (\(value.utf8.count) bytes)"
+            case .remove(let key): "remove \(key)"
+            case .clear(let namespace): "clear \(namespace.rawValue)"
+            }
+        }
+    }
+
+    /// What an operation does to one key.
+    enum Effect: Equatable {
+        case sets(String?)
+        case untouched
+    }
+
+    /// One step: an operation, or several at once.
+    enum Step: Sendable {
+        case one(Operation)
+        /// Each operation on a writer of its own, all at once, interleaved as `interleaving` says.
+        case together([Operation], Interleaving)
+    }
+
+    /// How the writers of a ``Step/together(_:_:)`` step take turns.
+    enum Interleaving: Sendable {
+        /// Strict turns, one seam call each, round robin (see ``Lockstep``): the same
+        /// interleaving every run. Needs writers that block nowhere but in seam calls.
+        case lockstep
+        /// No control: the threads run as the scheduler runs them, and the disk records the
+        /// interleaving that happened. For writers that wait on each other (a group commit).
+        case free
+    }
+
+    /// Every key the workload touches, setup included, in a stable order.
+    var keys: [StorageKey] {
+        var keys = Set(setup.keys)
+        for step in steps {
+            switch step {
+            case .one(let operation): keys.formUnion(operation.keys)
+            case .together(let operations, _): for operation in operations { keys.formUnion(operation.keys) }
+            }
+        }
+        return keys.sorted { ($0.namespace, $0.id) < ($1.namespace, $1.id) }
+    }
+
+    var testDescription: String { name }
+
+    // MARK: - The workloads
+
+    static let all: [Workload] = [overwrite, create, remove, clear, mixed, twoWritersAtOnce]
+
+    /// One key overwritten with a longer value, then a shorter one.
+    static let overwrite = Workload(
+        name: "overwrite", setup: [c1: value(c1, 0, length: 37)],
+        steps: [.one(.write(c1, value(c1, 1, length: 150))), .one(.write(c1, value(c1, 2, length: 21)))])
+
+    /// A first write on an empty disk: the root, the store and the namespace made on the way.
+    static let create = Workload(
+        name: "create", setup: [:], steps: [.one(.write(c1, value(c1, 1, length: 120)))])
+
+    /// One of two keys removed.
+    static let remove = Workload(
+        name: "remove", setup: [c1: value(c1, 0, length: 40), c2: value(c2, 0, length: 24)],
+        steps: [.one(.remove(c1))])
+
+    /// A namespace of three keys cleared, another namespace beside it.
+    static let clear = Workload(
+        name: "clear",
+        setup: [
+            c1: value(c1, 0, length: 30), c2: value(c2, 0, length: 45), c3: value(c3, 0, length: 18),
+            d1: value(d1, 0, length: 33),
+        ],
+        steps: [.one(.clear(.chats))])
+
+    /// Several keys in three namespaces: overwrites, a new namespace, a removal, a clear,
+    /// a write after the clear, and an id that needs escaping.
+    static let mixed = Workload(
+        name: "mixed",
+        setup: [c1: value(c1, 0, length: 26), c2: value(c2, 0, length: 61), d1: value(d1, 0, length: 35)],
+        steps: [
+            .one(.write(c1, value(c1, 1, length: 130))),
+            .one(.write(s1, value(s1, 1, length: 44))),
+            .one(.remove(c2)),
+            .one(.write(c1, value(c1, 2, length: 17))),
+            .one(.clear(.drafts)),
+            .one(.write(d2, value(d2, 1, length: 29))),
+            .one(.write(upper, value(upper, 1, length: 50))),
+        ])
+
+    /// Two writers at once on two keys, then on one key, in lockstep; then two more as the
+    /// threads run them.
+    static let twoWritersAtOnce = Workload(
+        name: "two writers at once",
+        setup: [c1: value(c1, 0, length: 33), c2: value(c2, 0, length: 20)],
+        steps: [
+            .together([.write(c1, value(c1, 1, length: 100)), .write(c2, value(c2, 1, length: 88))], .lockstep),
+            .together([.write(c1, value(c1, 2, length: 27)), .write(c1, value(c1, 3, length: 64))], .lockstep),
+            .together([.write(c2, value(c2, 2, length: 40)), .remove(c1)], .free),
+        ])
+
+    static let c1 = StorageKey(.chats, "c1")
+    static let c2 = StorageKey(.chats, "c2")
+    static let c3 = StorageKey(.chats, "c3")
+    static let d1 = StorageKey(.drafts, "d1")
+    static let d2 = StorageKey(.drafts, "d2")
+    static let s1 = StorageKey(.settings, "s1")
+    static let upper = StorageKey(.chats, "Chat-A")
+
+    /// Version `version` of `key`'s value, `length` bytes: a head naming both, then letters
+    /// in an order of the version's own, so no two values share a sector's bytes by chance.
+    static func value(_ key: StorageKey, _ version: Int, length: Int) -> String {
+        let head = Array("[\(key.namespace.rawValue)/\(key.id) v\(version)]".utf8)
+        let letters = Array("abcdefghijklmnopqrstuvwxyz".utf8)
+        let body = (0..<max(0, length - head.count)).map { letters[($0 * (2 * version + 1) + version) % letters.count] }
+        return String(decoding: head + body, as: UTF8.self)
+    }
+}
+
+extension Workload.Operation {
+    /// The keys the operation names (a clear names none: it reaches every key of its namespace).
+    fileprivate var keys: [StorageKey] {
+        switch self {
+        case .write(let key, _), .remove(let key): [key]
+        case .clear: []
+        }
+    }
+}
