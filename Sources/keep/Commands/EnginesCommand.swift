@@ -48,7 +48,7 @@ enum EnginesCommand {
             console.out("Servers (\(kept)):\n")
         }
         for server in servers {
-            let keptReadings = try await failing { () async throws(KeptError) in try await engines.kept(server) }
+            let keptReadings = try await engines.kept(server)
             guard server == current else {
                 readings.append(keptReadings)
                 if !invocation.json { console.out("  \(server)\n    kept: \(summary(keptReadings))\n") }
@@ -56,9 +56,7 @@ enum EnginesCommand {
             }
             if !invocation.json { console.out("* \(server) (baseUrl)\n    kept: \(summary(keptReadings))\n") }
             let apiKey = await key(core, invocation)
-            let fresh = try await failing { () async throws(KeptError) in
-                try await engines.refresh(server, apiKey: apiKey)
-            }
+            let fresh = try await engines.refresh(server, apiKey: apiKey)
             readings.append(fresh)
             if !invocation.json { console.out(freshLines(fresh)) }
         }
@@ -80,9 +78,7 @@ enum EnginesCommand {
         guard let server = currentServer(core.settings, invocation) else {
             throw CommandFailure.failure("the baseUrl setting names no server to choose a model from")
         }
-        let readings = try await failing { () async throws(KeptError) in
-            try await kept.engines.refresh(server, apiKey: await key(core, invocation))
-        }
+        let readings = try await kept.engines.refresh(server, apiKey: await key(core, invocation))
         let model: String
         do {
             model = try kept.engines.modelToUse(name, from: readings)
@@ -103,11 +99,10 @@ enum EnginesCommand {
 
     static func forgetServer(_ invocation: Invocation) async throws {
         let kept = try await keptData(invocation)
-        let server = try await failing { () async throws(KeptError) in try ServerAddress(invocation.positional(0) ?? "")
-        }
+        let server = try ServerAddress(invocation.positional(0) ?? "")
         var deleted = 0
         for owner in kept.forgetServers {
-            deleted += try await failing { () async throws(KeptError) in try await owner.forget(server) }
+            deleted += try await owner.forget(server)
         }
         invocation.console.out(
             deleted == 0
@@ -118,12 +113,12 @@ enum EnginesCommand {
     static func showOrSetRetention(_ invocation: Invocation) async throws {
         let engines = try await keptData(invocation).engines
         guard let text = invocation.positional(0) else {
-            let retention = try await failing { () async throws(KeptError) in try await engines.retention() }
+            let retention = try await engines.retention()
             invocation.console.out("Readings are kept \(retention).\n")
             return
         }
-        let retention = try await failing { () async throws(KeptError) in try Retention(parsing: text) }
-        let pruned = try await failing { () async throws(KeptError) in try await engines.setRetention(retention) }
+        let retention = try Retention(parsing: text)
+        let pruned = try await engines.setRetention(retention)
         let deleted = pruned == 0 ? "" : " (\(pruned) older \(pruned == 1 ? "reading" : "readings") deleted)"
         invocation.console.out("Readings are now kept \(retention)\(deleted).\n")
     }
@@ -162,15 +157,6 @@ enum EnginesCommand {
         } catch {
             invocation.console.warning("the server is read without a key: \(error)")
             return nil
-        }
-    }
-
-    /// `body`'s answer; its error as the command's failure.
-    static func failing<T>(_ body: () async throws(KeptError) -> T) async throws(CommandFailure) -> T {
-        do {
-            return try await body()
-        } catch {
-            throw .because(error)
         }
     }
 

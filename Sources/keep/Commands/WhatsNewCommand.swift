@@ -28,7 +28,7 @@ enum WhatsNewCommand {
         try await refreshCurrent(kept, invocation)
         var news: [WhatIsNew] = []
         for source in kept.sayWhatIsNew {
-            news += try await EnginesCommand.failing { () async throws(KeptError) in try await source.whatIsNew() }
+            news += try await source.whatIsNew()
         }
         if invocation.json {
             try invocation.printJSON(
@@ -41,7 +41,7 @@ enum WhatsNewCommand {
             invocation.console.out(news.isEmpty ? "Nothing new since you looked.\n" : news.map(describe).joined())
         }
         for source in kept.sayWhatIsNew {
-            try await EnginesCommand.failing { () async throws(KeptError) in try await source.looked(at: news) }
+            try await source.looked(at: news)
         }
     }
 
@@ -53,9 +53,7 @@ enum WhatsNewCommand {
             (try? await kept.engines.servers().contains(server)) == true
         else { return }
         let apiKey = await EnginesCommand.key(core, invocation)
-        let readings = try await EnginesCommand.failing { () async throws(KeptError) in
-            try await kept.engines.refresh(server, apiKey: apiKey)
-        }
+        let readings = try await kept.engines.refresh(server, apiKey: apiKey)
         if readings.models?.isFresh != true, let problem = readings.health?.value.problem {
             invocation.console.warning("\(server) cannot be read now (\(problem)); what is new is from kept readings")
         }
