@@ -41,8 +41,8 @@ struct KeptOnDiskTests {
             try await database.write { transaction throws(SQLiteError) in
                 try transaction.execute("INSERT INTO plain_values VALUES (?)", [.text(planted)])
             }
-            #expect(try RawDatabaseFiles.names(in: directory.path).contains("kept.sqlite-wal"))
-            #expect(try !RawDatabaseFiles.files(in: directory.path, containing: planted).isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).contains("kept.sqlite-wal"))
+            #expect(try !RawFileScan.files(in: directory.path, containing: Array(planted.utf8)).isEmpty)
             #expect(try RawDatabaseFiles.sqlite3(path, ".dump").contains(planted))
 
             // Readings (models, health), the servers, a marker, the retention, the last open chat.
@@ -60,7 +60,7 @@ struct KeptOnDiskTests {
             #expect(counts.trimmingCharacters(in: .whitespacesAndNewlines) == "2 1 2 1", "every kind was written")
             let dump = try RawDatabaseFiles.sqlite3(path, ".dump")
             for needle in needles {
-                #expect(try RawDatabaseFiles.files(in: directory.path, containing: needle) == [], "\(needle)")
+                #expect(try RawFileScan.files(in: directory.path, containing: Array(needle.utf8)) == [], "\(needle)")
                 #expect(!dump.contains(needle), "\(needle) in the dump")
             }
             // And all of it reads back under the key.
@@ -71,11 +71,11 @@ struct KeptOnDiskTests {
             #expect(try await chats.lastOpenChat() == chat)
         }
         // Every connection has closed and folded the WAL into the file: still nothing.
-        #expect(try !RawDatabaseFiles.names(in: directory.path).contains("kept.sqlite-wal"))
+        #expect(try !FileManager.default.contentsOfDirectory(atPath: directory.path).contains("kept.sqlite-wal"))
         for needle in needles {
-            #expect(try RawDatabaseFiles.files(in: directory.path, containing: needle) == [], "\(needle)")
+            #expect(try RawFileScan.files(in: directory.path, containing: Array(needle.utf8)) == [], "\(needle)")
         }
-        #expect(try !RawDatabaseFiles.files(in: directory.path, containing: planted).isEmpty)
+        #expect(try !RawFileScan.files(in: directory.path, containing: Array(planted.utf8)).isEmpty)
     }
 
     @Test("sqlite3 opens the kept-data file and lists only owner-prefixed tables and Keep's bookkeeping")

@@ -1,28 +1,9 @@
 import Foundation
 
-/// The kept-data database as bytes on disk and as the `sqlite3` tool shows it, to look
-/// for what must not be there.
-///
-/// The bytes are read by another process (`grep`), never by this one: closing a
-/// descriptor of the database drops every POSIX lock this process holds on it, and a
-/// live connection without its locks can lose its WAL to the next `sqlite3` run.
+/// The kept-data database as the `sqlite3` tool shows it, to look for what must not be
+/// there. (Its raw bytes are scanned with KeepConformance's `RawFileScan`, which, like
+/// this, reads through another process so no lock of a live connection is dropped.)
 enum RawDatabaseFiles {
-    /// The files in `directory` (the database, its WAL and shared memory) whose raw bytes
-    /// contain `needle`.
-    static func files(in directory: String, containing needle: String) throws -> [String] {
-        let paths = try names(in: directory).sorted().map { directory + "/" + $0 }
-        guard !paths.isEmpty else { return [] }
-        // -a: binary files as text; -F: the needle as it is; -l: the files that hold it.
-        let (status, output, problems) = try run("/usr/bin/grep", ["-a", "-F", "-l", "-e", needle, "--"] + paths)
-        // grep answers 0 when it found the needle, 1 when it did not, 2 on a failure.
-        guard status == 0 || status == 1 else { throw failure("grep: \(problems)") }
-        return output.split(separator: "\n").map { String($0.dropFirst(directory.count + 1)) }
-    }
-
-    static func names(in directory: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: directory)
-    }
-
     /// What `/usr/bin/sqlite3` prints for `command` on the database at `path`.
     static func sqlite3(_ path: String, _ command: String) throws -> String {
         let (status, output, problems) = try run("/usr/bin/sqlite3", ["-batch", "-bail", path, command])
