@@ -71,7 +71,7 @@ public struct ChatRepository: Sendable {
         let text: String?
         do throws(StorageError) {
             text = try await storage.read(key(id))
-        } catch where error.code == .corrupt {
+        } catch let error where error.code == .corrupt {
             throw .unreadable(UnreadableChat(id: id, reason: error.description))
         } catch {
             throw .storage(error)

@@ -181,7 +181,10 @@ public enum Doctor {
         }
         var checks: [DoctorReport.Check] = []
         if listing.unreadable.isEmpty {
-            checks.append(.init("chats", .ok, listing.chats.count == 1 ? "1 chat, readable" : "\(listing.chats.count) chats, all readable"))
+            checks.append(
+                .init(
+                    "chats", .ok,
+                    listing.chats.count == 1 ? "1 chat, readable" : "\(listing.chats.count) chats, all readable"))
         } else {
             checks.append(
                 .init(
@@ -195,7 +198,8 @@ public enum Doctor {
             checks.append(
                 .init(
                     "drafts", .note,
-                    (drafts.count == 1 ? "1 question waits" : "\(drafts.count) questions wait") + " for an answer (\(list(drafts))); open the chat to ask again"))
+                    (drafts.count == 1 ? "1 question waits" : "\(drafts.count) questions wait")
+                        + " for an answer (\(list(drafts))); open the chat to ask again"))
         }
         return checks
     }
