@@ -32,21 +32,13 @@ public struct ChatRepository: Sendable {
         var chats: [Chat] = []
         var unreadable: [UnreadableChat] = []
         for id in ids {
-            let text: String?
-            do throws(StorageError) {
-                text = try await storage.read(key(id))
-            } catch {
-                // Bytes that are not text, or a name the store cannot hold, are this chat's
-                // problem; anything else is the store's, and the whole list fails with it.
-                guard error.code == .corrupt || error.code == .invalidId else { throw .storage(error) }
+            do throws(ChatError) {
+                if let chat = try await decode(id) { chats.append(chat) }
+            } catch .unreadable(let chat) {
+                unreadable.append(chat)
+            } catch .storage(let error) where error.code == .invalidId {
+                // A name the store lists but cannot hold is this chat's problem, not the list's.
                 unreadable.append(UnreadableChat(id: id, reason: error.description))
-                continue
-            }
-            guard let text else { continue }
-            do {
-                chats.append(try ChatFormat.chat(from: text, id: id))
-            } catch {
-                unreadable.append(UnreadableChat(id: id, reason: error.reason))
             }
         }
         chats.sort { ($0.updated, $0.created, $0.id) > ($1.updated, $1.created, $1.id) }
@@ -69,7 +61,21 @@ public struct ChatRepository: Sendable {
     /// The chat `id`, or `nil` when there is none; throws ``ChatError/unreadable(_:)`` when
     /// it is stored but cannot be read.
     public func read(_ id: String) async throws(ChatError) -> Chat? {
-        let text = try await withStorage { () async throws(StorageError) in try await storage.read(key(id)) }
+        try await decode(id)
+    }
+
+    /// The chat stored under `id`, or `nil` when there is none (it may have vanished since a
+    /// listing). Bytes that are not text, or text that is not a chat, are this chat's problem
+    /// (``ChatError/unreadable(_:)``); anything else is the store's (``ChatError/storage(_:)``).
+    private func decode(_ id: String) async throws(ChatError) -> Chat? {
+        let text: String?
+        do throws(StorageError) {
+            text = try await storage.read(key(id))
+        } catch let error where error.code == .corrupt {
+            throw .unreadable(UnreadableChat(id: id, reason: error.description))
+        } catch {
+            throw .storage(error)
+        }
         guard let text else { return nil }
         do {
             return try ChatFormat.chat(from: text, id: id)

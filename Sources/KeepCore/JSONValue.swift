@@ -71,7 +71,25 @@ enum JSONValue: Sendable, Equatable, Codable {
         guard case .object(let fields) = value else {
             throw NotAnObject(reason: "not a JSON object")
         }
+        // The decoder reads deeper than the encoder writes: a file it could load but never
+        // write back would make every later change fail, so it is refused whole instead.
+        guard value.depth <= maximumDepth else {
+            throw NotAnObject(reason: "nested deeper than \(maximumDepth) levels")
+        }
         return fields
+    }
+
+    /// How deep a settings file may nest: far beyond any real one, well within what the
+    /// encoder can write back.
+    static let maximumDepth = 64
+
+    /// How many arrays and objects deep this value goes; a scalar is 0.
+    var depth: Int {
+        switch self {
+        case .null, .bool, .number, .string: 0
+        case .array(let items): 1 + (items.map(\.depth).max() ?? 0)
+        case .object(let fields): 1 + (fields.values.map(\.depth).max() ?? 0)
+        }
     }
 
     /// Why a text is not a JSON object.

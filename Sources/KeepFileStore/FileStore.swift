@@ -16,8 +16,10 @@ import KeepPorts
 /// What it promises:
 /// - `write` is atomic and durable: a concurrent `read` sees the whole old value or the
 ///   whole new one; when `write` returns, the value survives a crash and, on a disk that
-///   honours flushes, a power cut. A `write` that throws acknowledged nothing and left the
-///   old value intact. Writing one key never touches another key's file.
+///   honours flushes, a power cut. A `write` that throws acknowledged nothing: when it
+///   failed before the rename the old value is intact; after it (closing the temp,
+///   flushing the directory) the key holds the whole old or the whole new value. Writing
+///   one key never touches another key's file.
 /// - `read` of a key never written is `nil`; a file that is not UTF-8 is
 ///   ``StorageError/Code/corrupt``. An empty file is the empty string.
 /// - Directories are made only by `write`, only for the four namespaces, mode 0700; files

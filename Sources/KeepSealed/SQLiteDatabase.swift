@@ -156,10 +156,18 @@ public actor SQLiteDatabase {
     /// Creates the file with mode 0600 when it does not exist yet, so that SQLite (which
     /// gives its `-wal` and `-shm` files the database's mode) never makes any of them
     /// readable by others.
+    ///
+    /// An existing file is never opened here: closing any descriptor of a file drops every
+    /// POSIX lock this process holds on it, so opening and closing the database while
+    /// another connection of this process has it open would strip that connection's
+    /// locks, and another process could then take the WAL from under it. `O_EXCL` opens
+    /// only a file it has just created, which no connection can hold yet.
     private static func createOwnerOnly(_ path: String) throws(SQLiteError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let error = errno
+            // Already there: SQLite opens it as it is.
+            if error == EEXIST { return }
             throw SQLiteError(
                 operation: "create", path: path, extendedCode: SQLITE_CANTOPEN,
                 message: String(cString: strerror(error)), systemErrno: error)

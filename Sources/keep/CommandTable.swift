@@ -5,6 +5,7 @@ enum CommandTable {
 
     static let commands: [Command] = [
         chat, AskCommand.command, ChatsCommand.command, SettingsCommand.command, KeyCommand.command,
-        StoreCommand.command, DoctorCommand.command, HelpCommand.command,
+        StoreCommand.command, EnginesCommand.command, WhatsNewCommand.command, DoctorCommand.command,
+        HelpCommand.command,
     ]
 }

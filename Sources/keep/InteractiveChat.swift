@@ -42,8 +42,9 @@ struct InteractiveChat {
         if console.inputIsTerminal { console.out(text + "\n") } else { console.err(text + "\n") }
     }
 
-    /// What a new chat opens with, including how to start.
-    func greet(existingChats: Int) {
+    /// What a new chat opens with, including how to start, and the chat the user had open
+    /// last (`lastOpen`), when one is kept.
+    func greet(existingChats: Int, lastOpen: String? = nil) {
         say("keep · \(engineName) · new chat")
         if existingChats == 0 {
             say("No chats yet: type a question and press Enter to start one. /help lists commands; Ctrl-D quits.")
@@ -51,6 +52,7 @@ struct InteractiveChat {
             say(
                 "Type a question to start a new chat, /chats to list your \(existingChats) chats, /open ID to go "
                     + "back to one. /help lists commands; Ctrl-D quits.")
+            if let lastOpen { say("Your last open chat was \(lastOpen): /open \(lastOpen) goes back to it.") }
         }
     }
 

@@ -73,9 +73,7 @@ struct ChatDecoderFuzzTests {
         )
         #expect(found.problems.isEmpty, "\(plan): \(found.problems.prefix(5))")
         #expect(found.reported > 0 && found.listed > untouched.count)
-        withKnownIssue("read(id) throws .storage(.corrupt), not .unreadable, for a chat file that is not UTF-8") {
-            #expect(found.readAsStoreFailures.isEmpty, "\(found.readAsStoreFailures.prefix(3))")
-        }
+        #expect(found.readAsStoreFailures.isEmpty, "\(found.readAsStoreFailures.prefix(3))")
     }
 
     /// What a scan and the reads after it found.

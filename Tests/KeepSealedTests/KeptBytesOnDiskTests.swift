@@ -29,8 +29,8 @@ struct KeptBytesOnDiskTests {
             try await store.database.write { transaction throws(SQLiteError) in
                 try transaction.execute("INSERT INTO plain_values VALUES (?)", [.text(marker)])
             }
-            #expect(try DiskScan.fileNames(in: directory.path).contains("kept.sqlite-wal"))
-            #expect(try !DiskScan.files(in: directory.path, containing: Array(marker.utf8)).isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).contains("kept.sqlite-wal"))
+            #expect(try !RawFileScan.files(in: directory.path, containing: Array(marker.utf8)).isEmpty)
             #expect(try SQLiteTool.run(path, ".dump").joined().contains(marker))
 
             // Readings about a private server, sealed before they reach the store.
@@ -42,7 +42,7 @@ struct KeptBytesOnDiskTests {
                     try sealer.seal(Array(reading.utf8), for: binding), kind: kind, subject: subject, version: 1)
             }
             for needle in needles {
-                #expect(try DiskScan.files(in: directory.path, containing: Array(needle.utf8)) == [], "\(needle)")
+                #expect(try RawFileScan.files(in: directory.path, containing: Array(needle.utf8)) == [], "\(needle)")
                 #expect(try !SQLiteTool.run(path, ".dump").joined().contains(needle), "\(needle)")
             }
             // The rows are there, and open again under the key.
@@ -55,10 +55,10 @@ struct KeptBytesOnDiskTests {
             }
         }
         // The last connection has closed and folded the WAL into the file: still nothing.
-        #expect(try !DiskScan.fileNames(in: directory.path).contains("kept.sqlite-wal"))
+        #expect(try !FileManager.default.contentsOfDirectory(atPath: directory.path).contains("kept.sqlite-wal"))
         for needle in needles {
-            #expect(try DiskScan.files(in: directory.path, containing: Array(needle.utf8)) == [], "\(needle)")
+            #expect(try RawFileScan.files(in: directory.path, containing: Array(needle.utf8)) == [], "\(needle)")
         }
-        #expect(try !DiskScan.files(in: directory.path, containing: Array(marker.utf8)).isEmpty)
+        #expect(try !RawFileScan.files(in: directory.path, containing: Array(marker.utf8)).isEmpty)
     }
 }

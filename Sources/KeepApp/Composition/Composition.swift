@@ -13,8 +13,9 @@ import KeepPorts
 /// - ``boot()``: the settings loaded (KeepCore's `boot`), or the failure for the crash
 ///   screen.
 /// - ``engine(for:)`` and ``turns(for:)``: the chosen engine, and the turn runner on it.
-///
-/// Kept data (the sealed vault) is added here beside them when its owners land.
+/// - ``kept()``: kept data (readings, markers, preferences), sealed in `kept.sqlite`
+///   under the key the keyring holds, or in memory when nothing may be kept; see
+///   ``KeptData``. Its notices go to `warn`.
 public actor Composition {
     /// The engine a fresh install starts on.
     public static let defaultEngine = EchoEngine.engineId
@@ -24,6 +25,7 @@ public actor Composition {
     private var opened: Result<any StoragePort, StorageError>?
     private var probe: Task<SecretsBackend, Never>?
     private var booted: BootResult?
+    private var keptOpening: Task<Result<KeptData, KeptError>, Never>?
 
     /// The root for `environment`; `warn` receives warnings to show (one line each), such
     /// as a migration that did not finish.
@@ -85,6 +87,35 @@ public actor Composition {
     /// its settings.
     public func engine(for core: AppCore) async throws(EngineError) -> any ChatEngine {
         try Platform.engineFor(core.engineId, settings: core.settings, secrets: await secrets().secrets)
+    }
+
+    /// Kept data for this run, opened (and launched: migrations, retention, a key-loss
+    /// notice) on first use. Throws only when not even memory can be sealed.
+    ///
+    /// Without `creating`, for a command that only describes kept data (`keep settings`,
+    /// `keep doctor`): when nothing was ever kept, no key is made and no file written
+    /// (``KeptData/Status/notYet(path:)``).
+    public func kept(creating: Bool = true) async throws(KeptError) -> KeptData {
+        if !creating, keptOpening == nil,
+            let peek = try await KeptData.peek(
+                root: try? environment.dataRoot(), keys: await secrets().keyStore, http: URLSessionHTTP(), warn: warn)
+        {
+            return peek
+        }
+        let task =
+            keptOpening
+            ?? Task { [environment, warn] in
+                let keys = await secrets().keyStore
+                do throws(KeptError) {
+                    return .success(
+                        try await KeptData.open(
+                            root: try? environment.dataRoot(), keys: keys, http: URLSessionHTTP(), warn: warn))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        keptOpening = task
+        return try await task.value.get()
     }
 
     /// A turn runner on `engine` over this store.

@@ -13,11 +13,13 @@ import KeepPorts
 
 /// The checks of `keep doctor`: the data root and whether it is writable, files left in
 /// the store that are not values, the store and the settings file, the migration from
-/// `store.json`, unreadable chats, waiting drafts, the keychain and the engine.
+/// `store.json`, unreadable chats, waiting drafts, the keychain, kept data and the engine.
 ///
 /// It looks before it opens the store (opening it removes the temp files of writers that
 /// died, and those are worth reporting), changes nothing of the user's data, and never
-/// contacts a server.
+/// contacts a server. (Kept data, once there is some, is opened as at any launch: readings
+/// past their retention go, and after a key loss the notice is told, here as anywhere;
+/// before there is any, no key is made for it.)
 public enum Doctor {
     /// Runs every check on what `composition` gives.
     public static func examine(_ composition: Composition) async -> DoctorReport {
@@ -53,6 +55,7 @@ public enum Doctor {
         checks.append(settingsCheck(core.settings))
         checks.append(contentsOf: await chatsChecks(core.chats))
         checks.append(await secretsCheck(composition))
+        checks.append(await keptCheck(composition, root))
         checks.append(await engineCheck(core, composition))
         return DoctorReport(dataRoot: root, checks: checks)
     }
@@ -178,7 +181,10 @@ public enum Doctor {
         }
         var checks: [DoctorReport.Check] = []
         if listing.unreadable.isEmpty {
-            checks.append(.init("chats", .ok, listing.chats.count == 1 ? "1 chat, readable" : "\(listing.chats.count) chats, all readable"))
+            checks.append(
+                .init(
+                    "chats", .ok,
+                    listing.chats.count == 1 ? "1 chat, readable" : "\(listing.chats.count) chats, all readable"))
         } else {
             checks.append(
                 .init(
@@ -192,7 +198,8 @@ public enum Doctor {
             checks.append(
                 .init(
                     "drafts", .note,
-                    (drafts.count == 1 ? "1 question waits" : "\(drafts.count) questions wait") + " for an answer (\(list(drafts))); open the chat to ask again"))
+                    (drafts.count == 1 ? "1 question waits" : "\(drafts.count) questions wait")
+                        + " for an answer (\(list(drafts))); open the chat to ask again"))
         }
         return checks
     }
@@ -209,6 +216,44 @@ public enum Doctor {
         case .osKeyring, .hardware:
             return .init(
                 "secrets", .ok, "\(backend.name)" + (backend.warning.map { ": " + $0 } ?? ""))
+        }
+    }
+
+    /// Where kept data lives and what is in it, or why nothing is kept.
+    static func keptCheck(_ composition: Composition, _ root: String) async -> DoctorReport.Check {
+        let kept: KeptData
+        do {
+            kept = try await composition.kept(creating: false)
+        } catch {
+            return .init("kept data", .problem, "nothing can be sealed, not even in memory: \(error)")
+        }
+        switch kept.status {
+        case .notYet:
+            return .init("kept data", .ok, kept.status.summary)
+        case .kept:
+            var detail = kept.status.summary
+            if let servers = try? await kept.engines.servers() { detail += "; \(servers.count) servers read" }
+            if let retention = try? await kept.engines.retention() { detail += "; readings kept \(retention)" }
+            let problems = kept.launches.flatMap(\.problems)
+            if let notice = kept.notice { return .init("kept data", .note, "\(notice) Now \(detail)") }
+            guard problems.isEmpty else {
+                return .init(
+                    "kept data", .note,
+                    detail + "; left as they are, unread: " + list(problems.map(\.description), separator: "; "))
+            }
+            return .init("kept data", .ok, detail)
+        case .notKept(.noSecureStore):
+            // The secrets check above says how to get a keyring.
+            return .init("kept data", .note, kept.status.summary)
+        case .notKept(.keyStoreUnavailable):
+            return .init(
+                "kept data", .problem, kept.status.summary,
+                advice: "unlock the keyring (or start it), then run keep again; what was kept is still there")
+        case .failed:
+            return .init(
+                "kept data", .problem, kept.status.summary,
+                advice: "check that \(root)/kept.sqlite is readable and writable by you; moving it away starts kept "
+                    + "data afresh (only readings, markers and preferences are lost)")
         }
     }
 

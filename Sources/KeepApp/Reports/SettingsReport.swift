@@ -3,11 +3,13 @@ import KeepPorts
 
 /// What `keep settings` shows (and prints with `--json`): every setting with its value and
 /// whether it is a deliberate choice, secrets as configured or not (never a value), the
-/// key the remote engine would send, how the keychain protects keys, and what is wrong
-/// with the settings file, if anything.
+/// key the remote engine would send, how the keychain protects keys, where kept data
+/// lives (or why nothing is kept), and what is wrong with the settings file, if anything.
 ///
 /// ```json
 /// { "file" : { "healthy" : true, "refusals" : [], "status" : "the settings file is fine" },
+///   "kept" : { "kept" : true, "retention" : "30 days",
+///              "status" : "sealed in /home/me/.local/share/keep/kept.sqlite, under a key in the keyring" },
 ///   "key" : { "account" : "default", "configured" : false, "slot" : "openai" },
 ///   "secrets" : { "backend" : "Secret Service (OS keyring)", "hardwareBacked" : false,
 ///                 "protection" : "osKeyring", "warning" : "…" },
@@ -63,6 +65,27 @@ public struct SettingsReport: Codable, Sendable, Equatable {
         public let keyringUnavailable: String?
     }
 
+    /// Where kept data (readings, markers, preferences) lives, or why nothing is kept.
+    public struct Kept: Codable, Sendable, Equatable {
+        /// Whether kept data outlives this run.
+        public let kept: Bool
+        /// Where it is sealed, or why nothing is kept.
+        public let status: String
+        /// How long readings are kept; left out when the kept choice cannot be read.
+        public let retention: String?
+
+        /// The report of `data`.
+        public static func make(_ data: KeptData) async -> Kept {
+            let kept: Bool
+            switch data.status {
+            case .kept, .notYet: kept = true
+            case .notKept, .failed: kept = false
+            }
+            return Kept(
+                kept: kept, status: data.status.summary, retention: try? await data.engines.retention().description)
+        }
+    }
+
     /// The settings file's health.
     public struct File: Codable, Sendable, Equatable {
         public let healthy: Bool
@@ -74,17 +97,25 @@ public struct SettingsReport: Codable, Sendable, Equatable {
     public let settings: [Row]
     public let key: Key?
     public let secrets: Secrets
+    /// Left out when kept data could not even be opened in memory.
+    public let kept: Kept?
     public let file: File
 
-    public init(settings: [Row], key: Key?, secrets: Secrets, file: File) {
+    public init(settings: [Row], key: Key?, secrets: Secrets, kept: Kept? = nil, file: File) {
         self.settings = settings
         self.key = key
         self.secrets = secrets
+        self.kept = kept
         self.file = file
     }
 
-    /// The report of `store`, with secrets asked of `backend` (presence only).
-    public static func make(_ store: SettingsStore, backend: SecretsBackend) async -> SettingsReport {
+    /// The report of `store`, with secrets asked of `backend` (presence only) and kept
+    /// data described from `kept`.
+    public static func make(
+        _ store: SettingsStore, backend: SecretsBackend, kept: KeptData? = nil
+    ) async
+        -> SettingsReport
+    {
         var rows: [Row] = []
         for def in store.defs {
             var configured: Bool?
@@ -115,12 +146,15 @@ public struct SettingsReport: Codable, Sendable, Equatable {
             key = Key(slot: ref.slot.rawValue, account: ref.account, configured: configured, problem: problem)
         }
         let healthy = store.health == .fine && store.refusals.isEmpty
+        var keptReport: Kept?
+        if let kept { keptReport = await Kept.make(kept) }
         return SettingsReport(
             settings: rows, key: key,
             secrets: Secrets(
                 backend: backend.name, protection: backend.protection.rawValue,
                 hardwareBacked: backend.protection.isHardwareBacked, warning: backend.warning,
                 keyringUnavailable: backend.keyringUnavailable?.description),
+            kept: keptReport,
             file: File(healthy: healthy, status: store.health.description, refusals: store.refusals.map(\.description)))
     }
 }

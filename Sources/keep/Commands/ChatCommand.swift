@@ -40,8 +40,18 @@ enum ChatCommand {
             }
         } else {
             let existing = (try? await composition.storage().listIds(.chats).count) ?? 0
-            chat.greet(existingChats: existing)
+            // Kept data that cannot be opened or read only leaves the hint out.
+            let lastOpen = try? await composition.kept(creating: false).chats.lastOpenChat()
+            chat.greet(existingChats: existing, lastOpen: lastOpen ?? nil)
         }
         await chat.run()
+        // The chat open at the end is the one to offer next time.
+        if let id = chat.current {
+            do {
+                try await composition.kept().chats.setLastOpenChat(id)
+            } catch {
+                invocation.console.warning("the last open chat is not kept: \(error)")
+            }
+        }
     }
 }

@@ -111,6 +111,12 @@ enum ChatsCommand {
         guard existed || hadDraft else {
             throw CommandFailure.failure("there is no chat \(StorageError.quoted(id)); `keep chats` lists them")
         }
+        // A removed chat is no longer the one to go back to.
+        do {
+            try await invocation.composition.kept(creating: false).chats.chatRemoved(id)
+        } catch {
+            invocation.console.warning("the last open chat is left as it is: \(error)")
+        }
         invocation.console.out("Removed chat \(id).\n")
     }
 

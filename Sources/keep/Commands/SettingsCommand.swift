@@ -27,7 +27,9 @@ enum SettingsCommand {
 
     static func list(_ invocation: Invocation) async throws {
         let core = try await invocation.core()
-        let report = await SettingsReport.make(core.settings, backend: await invocation.composition.secrets())
+        let report = await SettingsReport.make(
+            core.settings, backend: await invocation.composition.secrets(),
+            kept: try? await invocation.composition.kept(creating: false))
         if invocation.json { return try invocation.printJSON(report) }
         let width = report.settings.map(\.key.count).max() ?? 0
         var text = ""
@@ -58,6 +60,12 @@ enum SettingsCommand {
             text += "\nThe remote engine's key: \(ref) (keySlot, keyAccount): \(state)\n"
         }
         text += "Keys are kept in: \(report.secrets.backend)\n"
+        if let kept = report.kept {
+            text += "Kept data (readings, markers, preferences): \(kept.status)\n"
+            if kept.kept, let retention = kept.retention {
+                text += "Readings are kept \(retention) (keep engines retention DAYS|forever to change)\n"
+            }
+        }
         let console = invocation.console
         console.out(text)
         if let warning = report.secrets.warning { console.warning(warning) }
@@ -114,7 +122,7 @@ enum SettingsCommand {
 
     /// Runs `change` holding the store's lock, on the settings file as it is now (another
     /// keep may have changed it since this one started), so no change is lost.
-    private static func changing(
+    static func changing(
         _ settings: SettingsStore, _ invocation: Invocation, _ change: () async throws(SettingsError) -> Void
     ) async throws {
         let held = try await invocation.composition.storeLock().acquire()

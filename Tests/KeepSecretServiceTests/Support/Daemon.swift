@@ -55,10 +55,12 @@ final class Daemon: @unchecked Sendable {
                     received.append(chunk)
                 }
                 let found = received.range(of: needle) != nil
+                // Disarm the watchdog here, not after the await: resuming the waiting task
+                // needs the shared pool, which a loaded machine may not give it for a while.
+                lock.withLock { waiting = nil }
                 continuation.resume(returning: found ? String(decoding: received, as: UTF8.self) : nil)
             }
         }
-        lock.withLock { waiting = nil }
         guard let seen else { throw DaemonTimeout(text: text, seconds: seconds) }
         return seen
     }

@@ -55,7 +55,7 @@ final class PrivateKeyring: Sendable {
         do {
             // Ready when it owns the Secret Service's name; gdbus waits for exactly that.
             try await Command.run(
-                "gdbus", ["wait", "--address", bus.address, "--timeout", "20", "org.freedesktop.secrets"]
+                "gdbus", ["wait", "--address", bus.address, "--timeout", "60", "org.freedesktop.secrets"]
             ).succeeded("gdbus wait for the keyring")
         } catch {
             stop()

@@ -1,0 +1,154 @@
+import Foundation
+import KeepPorts
+import KeepSealed
+
+/// Kept data for this run: the owners of readings, markers and preferences, bound to
+/// their stores, and the truth about where they keep: sealed in `<root>/kept.sqlite`, or
+/// only in this process's memory, and why.
+///
+/// ``open(root:keys:http:warn:)`` is the launch of kept data, run once per process by the
+/// composition root: the vault decides (the key from the keyring, made on first use;
+/// after a key loss, the unreadable rows deleted and a notice told once), each owner's
+/// migrations run, and each owner prunes its readings by the retention and rewrites
+/// preferences of an older shape. When nothing may be kept (no secure store for the key,
+/// the keyring out of reach, the database unusable) the owners keep in memory under a key
+/// made for this run, so commands work the same and nothing outlives the process.
+public struct KeptData: Sendable {
+    /// Where kept data lives this run.
+    public enum Status: Sendable, Equatable {
+        /// Sealed in the database file at `path`, under a key in the keyring.
+        case kept(path: String)
+        /// Nothing kept yet: the first use makes the key and the database file at `path`.
+        case notYet(path: String)
+        /// Nothing is kept between launches, and why.
+        case notKept(NotKeptReason)
+        /// Nothing is kept this time: the kept-data database or the sealer failed, and how.
+        case failed(String)
+
+        /// One line for `keep settings` and `keep doctor`.
+        public var summary: String {
+            switch self {
+            case .kept(let path): "sealed in \(path), under a key in the keyring"
+            case .notYet(let path):
+                "nothing kept yet; it will be sealed in \(path), under a key the keyring holds (made at first use)"
+            case .notKept(let reason): reason.description
+            case .failed(let detail): "nothing is kept this time: \(detail)"
+            }
+        }
+    }
+
+    public let status: Status
+    /// The engines module: readings, markers and preferences about servers.
+    public let engines: EnginesKeeper
+    /// The chats module: the last open chat.
+    public let chats: ChatsKeeper
+    /// What each owner did at launch.
+    public let launches: [LaunchReport]
+    /// The notice that kept data was cleared after a key loss, when this run told it.
+    public let notice: KeyLossNotice?
+
+    /// Every module that keeps markers: `keep whatsnew` asks each.
+    public var sayWhatIsNew: [any SaysWhatIsNew] { [engines] }
+    /// Every module that keeps rows about a server: `keep engines forget` asks each.
+    public var forgetServers: [any ForgetsServers] { [engines] }
+
+    /// Opens kept data under the data root `root` with the data key in `keys`.
+    ///
+    /// `warn` receives, one line each, what the user must be told: the key-loss notice
+    /// (then acknowledged, so it is told once) and preferences an owner could not read.
+    /// Throws only when not even memory can be sealed (libcrypto failed).
+    static func open(
+        root: String?, keys: any KeyStorePort, http: any ServerHTTPPort, warn: @Sendable (String) -> Void
+    ) async throws(KeptError) -> KeptData {
+        guard let root else {
+            return try await inMemory(.failed("there is no data root"), http: http, warn: warn)
+        }
+        let path = (root as NSString).appendingPathComponent("kept.sqlite")
+        // No secure store: the vault answers without touching the disk.
+        if keys.protection.persists {
+            do {
+                // The database lives in the data root, which the first write would make.
+                try FileManager.default.createDirectory(
+                    atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                return try await inMemory(.failed("\(root) cannot be made: \(error)"), http: http, warn: warn)
+            }
+        }
+        let vault = DataKeyVault(keys: keys, databasePath: path)
+        let state: VaultState
+        do {
+            state = try await vault.open()
+        } catch {
+            return try await inMemory(.failed(error.description), http: http, warn: warn)
+        }
+        let sealer: any SealingPort
+        let notice: KeyLossNotice?
+        switch state {
+        case .kept(let kept, let told):
+            sealer = kept
+            notice = told
+        case .notKept(let reason):
+            return try await inMemory(.notKept(reason), http: http, warn: warn)
+        }
+        let engines: EnginesKeeper
+        let chats: ChatsKeeper
+        do throws(KeptError) {
+            let database: SQLiteDatabase
+            do { database = try SQLiteDatabase(path: path) } catch { throw .database("open \(path)", error) }
+            engines = EnginesKeeper(store: try await EnginesSQLiteStore.open(database), sealer: sealer, http: http)
+            chats = ChatsKeeper(store: try await ChatsSQLiteStore.open(database), sealer: sealer)
+        } catch {
+            return try await inMemory(.failed(error.description), http: http, warn: warn)
+        }
+        if let notice {
+            warn(notice.description)
+            // Told: not again. If this fails, the notice is told again next time.
+            try? await vault.acknowledgeNotice()
+        }
+        return try await launched(.kept(path: path), engines: engines, chats: chats, notice: notice, warn: warn)
+    }
+
+    /// Kept data as it stands, for a command that only describes it: when nothing was ever
+    /// kept under `root` (no database file) and the key store persists, the owners in
+    /// memory with ``Status/notYet(path:)``, and no key made; otherwise `nil` (open it).
+    static func peek(
+        root: String?, keys: any KeyStorePort, http: any ServerHTTPPort, warn: @Sendable (String) -> Void
+    ) async throws(KeptError) -> KeptData? {
+        guard let root, keys.protection.persists else { return nil }
+        let path = (root as NSString).appendingPathComponent("kept.sqlite")
+        guard !FileManager.default.fileExists(atPath: path) else { return nil }
+        return try await inMemory(.notYet(path: path), http: http, warn: warn)
+    }
+
+    /// The owners in memory, under a key made for this run and never stored.
+    private static func inMemory(
+        _ status: Status, http: any ServerHTTPPort, warn: @Sendable (String) -> Void
+    ) async throws(KeptError) -> KeptData {
+        var generator = SystemRandomNumberGenerator()
+        var key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        defer { key.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        let sealer: AESGCMSealer
+        do { sealer = try AESGCMSealer(dataKey: key) } catch { throw .sealing("make a key for this run", error) }
+        return try await launched(
+            status, engines: EnginesKeeper(store: EnginesMemoryStore(), sealer: sealer, http: http),
+            chats: ChatsKeeper(store: ChatsMemoryStore(), sealer: sealer), notice: nil, warn: warn)
+    }
+
+    /// Runs each owner's launch and tells `warn` what an owner could not read.
+    private static func launched(
+        _ status: Status, engines: EnginesKeeper, chats: ChatsKeeper, notice: KeyLossNotice?,
+        warn: @Sendable (String) -> Void
+    ) async throws(KeptError) -> KeptData {
+        var launches: [LaunchReport] = []
+        do {
+            launches.append(try await engines.launch())
+            launches.append(try await chats.launch())
+        } catch {
+            // The store failed (a full disk, say): what is kept stays as it is, and the
+            // commands run on; the next launch tries again.
+            warn("kept data: \(error)")
+        }
+        for problem in launches.flatMap(\.problems) { warn("kept data: \(problem); it is left as it is") }
+        return KeptData(status: status, engines: engines, chats: chats, launches: launches, notice: notice)
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// How the engines module asks a server about itself: one HTTP GET. A port of the
+/// module's own, so its decisions are tested against a scripted server and run against
+/// ``URLSessionHTTP``.
+///
+/// The contract: `Authorization: Bearer <key>` is sent only for a key that is there and
+/// not empty (a local server needs none, and an empty key never becomes `Bearer `); any
+/// HTTP status is an answer, never an error; ``HTTPFailure`` means no answer came (no
+/// route, refused, timed out), and its reason never holds the key.
+protocol ServerHTTPPort: Sendable {
+    /// GETs `url`; answers the status, the `Server` header, the body and how long it took.
+    func get(_ url: URL, apiKey: String?) async throws(HTTPFailure) -> HTTPAnswer
+}
+
+/// A server's answer to a GET.
+struct HTTPAnswer: Sendable, Equatable {
+    /// The HTTP status code.
+    let status: Int
+    /// What the `Server` header says, when there is one.
+    let server: String?
+    /// The body's bytes.
+    let body: [UInt8]
+    /// From sending the request to having the whole body.
+    let latency: Duration
+}
+
+/// No answer came from the server, and why, in words.
+struct HTTPFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    let reason: String
+
+    var description: String { reason }
+}

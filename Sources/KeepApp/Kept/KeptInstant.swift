@@ -1,0 +1,31 @@
+import Foundation
+
+/// When a row was kept, to the millisecond: the time every owner's store writes in clear
+/// beside a sealed payload, so that a query (newest, prune) can use it.
+///
+/// Whole milliseconds since 1970, so what a store reads back equals what it was given,
+/// whichever store it is (a `Date` would lose its sub-millisecond part on disk and no
+/// longer compare equal).
+public struct KeptInstant: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let millisecondsSince1970: Int64
+
+    public init(millisecondsSince1970: Int64) {
+        self.millisecondsSince1970 = millisecondsSince1970
+    }
+
+    /// `date`, rounded down to its millisecond.
+    public init(_ date: Date) {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        // A date outside what 64-bit milliseconds can count (millions of years away)
+        // is clamped rather than trapping.
+        millisecondsSince1970 = Int64(exactly: milliseconds) ?? (milliseconds < 0 ? .min : .max)
+    }
+
+    public var date: Date { Date(timeIntervalSince1970: Double(millisecondsSince1970) / 1000) }
+
+    public static func < (lhs: KeptInstant, rhs: KeptInstant) -> Bool {
+        lhs.millisecondsSince1970 < rhs.millisecondsSince1970
+    }
+
+    public var description: String { "\(millisecondsSince1970) ms" }
+}

@@ -1,0 +1,21 @@
+import KeepSealed
+
+/// What an owner did with its kept data at launch: readings pruned by the retention,
+/// preferences rewritten in their current shape, and what it could not read (left as it
+/// was, for the user to be told).
+public struct LaunchReport: Sendable, Equatable {
+    public let owner: KeptOwner
+    /// Readings deleted because they were older than the retention allows.
+    public let readingsPruned: Int
+    /// The kinds of preference rewritten from an older shape to the current one.
+    public let preferencesUpgraded: [String]
+    /// What could not be read; each was left as it was.
+    public let problems: [KeptError]
+
+    public init(owner: KeptOwner, readingsPruned: Int, preferencesUpgraded: [String], problems: [KeptError]) {
+        self.owner = owner
+        self.readingsPruned = readingsPruned
+        self.preferencesUpgraded = preferencesUpgraded
+        self.problems = problems
+    }
+}

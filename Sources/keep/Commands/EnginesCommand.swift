@@ -1,0 +1,206 @@
+import Foundation
+import KeepApp
+import KeepCore
+
+/// `keep engines`: the servers keep has read, their kept readings shown at once with
+/// their age, then the current server read afresh; choosing a model from a fresh list;
+/// forgetting a server; how long readings are kept.
+enum EnginesCommand {
+    static let command = Command(
+        "engines", summary: "Show the servers keep has read: kept readings at once, then the current one afresh",
+        usage: "keep engines [--json]",
+        help: """
+            Each server's newest model list and health are kept sealed in <data root>/kept.sqlite and shown at
+            once with their age; then the server in the baseUrl setting is read again (GET {baseUrl}/models, with
+            the remote engine's key when one is set). Choosing a model from a list waits for a fresh one.
+            """,
+        arguments: ArgumentParser(options: [ChatsCommand.json]), subcommands: [use, forget, retention], run: list)
+
+    static let use = Command(
+        "use", summary: "Make MODEL the remote engine's model, once a fresh reading of the server lists it",
+        usage: "keep engines use MODEL", arguments: ArgumentParser(required: ["MODEL"]), run: useModel)
+
+    static let forget = Command(
+        "forget", summary: "Delete everything kept about the server at URL (readings, markers, preferences)",
+        usage: "keep engines forget URL", arguments: ArgumentParser(required: ["URL"]), run: forgetServer)
+
+    static let retention = Command(
+        "retention", summary: "Show how long readings are kept, or set it: DAYS (1-365) or forever",
+        usage: "keep engines retention [DAYS|forever]", arguments: ArgumentParser(optional: ["DAYS"]),
+        run: showOrSetRetention)
+
+    // MARK: - List
+
+    static func list(_ invocation: Invocation) async throws {
+        let kept = try await keptData(invocation)
+        let core = try await invocation.core()
+        let current = currentServer(core.settings, invocation)
+        let engines = kept.engines
+        var servers = (try? await engines.servers()) ?? []
+        if let current, !servers.contains(current) { servers.insert(current, at: 0) }
+        let retention = try? await engines.retention()
+        var readings: [ServerReadings] = []
+        let console = invocation.console
+        if !invocation.json {
+            let kept =
+                retention.map { "readings are kept \($0)" }
+                ?? "the kept retention cannot be read, so no reading is deleted for its age"
+            console.out("Servers (\(kept)):\n")
+        }
+        for server in servers {
+            let keptReadings = try await engines.kept(server)
+            guard server == current else {
+                readings.append(keptReadings)
+                if !invocation.json { console.out("  \(server)\n    kept: \(summary(keptReadings))\n") }
+                continue
+            }
+            if !invocation.json { console.out("* \(server) (baseUrl)\n    kept: \(summary(keptReadings))\n") }
+            let apiKey = await key(core, invocation)
+            let fresh = try await engines.refresh(server, apiKey: apiKey)
+            readings.append(fresh)
+            if !invocation.json { console.out(freshLines(fresh)) }
+        }
+        if invocation.json {
+            try invocation.printJSON(
+                EnginesReport(
+                    kept: kept.status, retention: retention, readings: readings, current: current, now: Date()))
+        } else if servers.isEmpty {
+            console.out("  none yet: set baseUrl to a server (keep settings set baseUrl URL)\n")
+        }
+    }
+
+    // MARK: - Use, forget, retention
+
+    static func useModel(_ invocation: Invocation) async throws {
+        let name = invocation.positional(0) ?? ""
+        let kept = try await keptData(invocation)
+        let core = try await invocation.core()
+        guard let server = currentServer(core.settings, invocation) else {
+            throw CommandFailure.failure("the baseUrl setting names no server to choose a model from")
+        }
+        let readings = try await kept.engines.refresh(server, apiKey: await key(core, invocation))
+        let model: String
+        do {
+            model = try kept.engines.modelToUse(name, from: readings)
+        } catch {
+            let now = readings.health.flatMap { $0.value.problem }.map { " (reading it now: \($0))" } ?? ""
+            throw CommandFailure.failure("\(error)\(now)")
+        }
+        let settings = core.settings
+        try await SettingsCommand.changing(settings, invocation) { () async throws(SettingsError) in
+            try await settings.set(SettingRegistry.model.key, .string(model))
+        }
+        var text = "The remote engine now asks \(server) for \(model).\n"
+        if core.engineId != RemoteEngine.engineId {
+            text += "(The engine in use is \(core.engineId): `keep settings set engineId remote` to use it.)\n"
+        }
+        invocation.console.out(text)
+    }
+
+    static func forgetServer(_ invocation: Invocation) async throws {
+        let kept = try await keptData(invocation)
+        let server = try ServerAddress(invocation.positional(0) ?? "")
+        var deleted = 0
+        for owner in kept.forgetServers {
+            deleted += try await owner.forget(server)
+        }
+        invocation.console.out(
+            deleted == 0
+                ? "Nothing was kept about \(server).\n"
+                : "Forgot \(server): \(deleted) kept \(deleted == 1 ? "row" : "rows") deleted.\n")
+    }
+
+    static func showOrSetRetention(_ invocation: Invocation) async throws {
+        let engines = try await keptData(invocation).engines
+        guard let text = invocation.positional(0) else {
+            let retention = try await engines.retention()
+            invocation.console.out("Readings are kept \(retention).\n")
+            return
+        }
+        let retention = try Retention(parsing: text)
+        let pruned = try await engines.setRetention(retention)
+        let deleted = pruned == 0 ? "" : " (\(pruned) older \(pruned == 1 ? "reading" : "readings") deleted)"
+        invocation.console.out("Readings are now kept \(retention)\(deleted).\n")
+    }
+
+    // MARK: - Shared with keep whatsnew
+
+    /// Kept data for this run; a warning when nothing is kept, saying why.
+    static func keptData(_ invocation: Invocation) async throws(CommandFailure) -> KeptData {
+        let kept: KeptData
+        do {
+            kept = try await invocation.composition.kept()
+        } catch {
+            throw .because(error)
+        }
+        if case .kept = kept.status {} else { invocation.console.warning(kept.status.summary) }
+        return kept
+    }
+
+    /// The server the `baseUrl` setting names; a warning, and `nil`, when it names none.
+    static func currentServer(_ settings: SettingsStore, _ invocation: Invocation) -> ServerAddress? {
+        let text = settings.value(SettingRegistry.baseUrl.key)?.string ?? ""
+        do {
+            return try ServerAddress(text)
+        } catch {
+            invocation.console.warning("the baseUrl setting is not read: \(error)")
+            return nil
+        }
+    }
+
+    /// The remote engine's key (the ref keySlot and keyAccount name), or `nil`; a
+    /// keychain that cannot be asked is a warning, and the server is read without a key.
+    static func key(_ core: AppCore, _ invocation: Invocation) async -> String? {
+        do {
+            return try await SettingRegistry.apiKeyFor(
+                secrets: invocation.composition.secrets().secrets, settings: core.settings)
+        } catch {
+            invocation.console.warning("the server is read without a key: \(error)")
+            return nil
+        }
+    }
+
+    // MARK: - Words
+
+    /// `2 models, read 3 h ago; answered in 12 ms (llama.cpp)`, or `nothing yet`.
+    static func summary(_ readings: ServerReadings) -> String {
+        let now = Date()
+        let parts = [readings.models.map { models($0, now) }, readings.health.map { health($0, now) }]
+        let said = parts.compactMap { $0 }
+        return said.isEmpty ? "nothing yet" : said.joined(separator: "; ")
+    }
+
+    static func models(_ reading: KeptReading<ModelList>, _ now: Date) -> String {
+        let count = reading.value.models.count
+        return "\(count) \(count == 1 ? "model" : "models"), read \(reading.age(now: now))"
+    }
+
+    static func health(_ reading: KeptReading<ServerHealth>, _ now: Date) -> String {
+        let health = reading.value
+        let read = ", read \(reading.age(now: now))"
+        guard health.reachable else { return "no answer (\(health.problem ?? "unknown"))" + read }
+        if let problem = health.problem { return "answered, but \(problem)" + read }
+        let says = health.says.map { " (\($0))" } ?? ""
+        return "answered in \(health.latencyMilliseconds ?? 0) ms\(says)" + read
+    }
+
+    /// What the fresh reading of the current server says, and what can be done with it.
+    static func freshLines(_ readings: ServerReadings) -> String {
+        let now = Date()
+        var text = "    now:  "
+        if let models = readings.models, models.isFresh { text += self.models(models, now) + "; " }
+        text += readings.health.map { health($0, now) } ?? "not read"
+        text += "\n"
+        guard let list = readings.models else { return text }
+        let names = list.value.ids.isEmpty ? "(none listed)" : list.value.ids.joined(separator: ", ")
+        if list.isFresh {
+            text += "    models: \(names)\n    choose one with: keep engines use MODEL\n"
+        } else {
+            let age = list.age(now: now)
+            text += "    models (kept, read \(age)): \(names)\n"
+            text +=
+                "    choose one with: keep engines use MODEL (waits for a fresh model list; this one was read \(age))\n"
+        }
+        return text
+    }
+}
