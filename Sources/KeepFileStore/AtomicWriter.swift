@@ -24,14 +24,20 @@ import KeepPorts
 /// exclusive `flock` on its temp file from just after it creates it until after the
 /// rename, so `sweep` can tell a live writer's temp (locked) from a dead one's (the kernel
 /// released its lock when the process died).
+///
+/// The blocking steps of `replace` (from the temp's creation to the rename, and the
+/// directory's flush) run on ``IOThreads``, never on the caller's executor.
 struct AtomicWriter: Sendable {
     let calls: any FileSystemCalls
     /// How concurrent writes in one directory share its flush.
     let flushing: any DirectoryFlushing
+    /// Where the calls that flush are made.
+    let threads: IOThreads
 
-    init(calls: any FileSystemCalls, flushing: any DirectoryFlushing = GroupCommit()) {
+    init(calls: any FileSystemCalls, flushing: any DirectoryFlushing = GroupCommit(), threads: IOThreads = .shared) {
         self.calls = calls
         self.flushing = flushing
+        self.threads = threads
     }
 
     static let tempPrefix = ".keep-tmp-"
@@ -44,11 +50,15 @@ struct AtomicWriter: Sendable {
     /// Durably replaces `directory/name` with `bytes`, creating `directory` (and any missing
     /// parent, each 0700) first when it does not exist.
     func replace(in directory: String, name: String, bytes: [UInt8]) async throws(StorageError) {
-        try renameIntoPlace(in: directory, name: name, bytes: bytes)
+        try await threads.run { [self] () throws(StorageError) in
+            try renameIntoPlace(in: directory, name: name, bytes: bytes)
+        }
         // 6. The rename durable: without this a power cut can bring the old name back. The
         //    flush is shared with the writes renamed into this directory at the same time, and
         //    only one that began after this rename counts (see `GroupCommit`).
-        try await flushing.flushed(directory) { [calls] () throws(StorageError) in try calls.flushDirectory(directory) }
+        try await flushing.flushed(directory) { [calls, threads] () async throws(StorageError) in
+            try await threads.run { () throws(StorageError) in try calls.flushDirectory(directory) }
+        }
     }
 
     /// Steps 1 to 5 of `replace`: the new bytes in a temp file, flushed, renamed over the

@@ -32,8 +32,9 @@ import KeepPorts
 /// full one (`ENOSPC`, `EDQUOT`) `.full`; every error names the operation, the path and the
 /// errno. Opening a store removes the temp files of writers that died, never a live one's.
 ///
-/// The system calls block the calling thread (a few milliseconds for the two flushes of a
-/// write); they run on whatever executor calls the method. Writes in flight at the same time
+/// The calls that flush (`write`, `remove`, `clear`) run on the file stores' own threads
+/// (``IOThreads``), so a flush never holds one of Swift's cooperative threads; `read` and
+/// `listIds`, which do not flush, run on the caller's. Writes in flight at the same time
 /// in one namespace share the directory's flush (group commit, see ``GroupCommit``): a write
 /// waits, suspended, for the first flush that begins after its rename, so none returns
 /// before its own rename is durable, and a lone write flushes at once.
@@ -83,13 +84,16 @@ public struct FileStore: StoragePort {
 
     public func remove(_ key: StorageKey) async throws(StorageError) {
         let path = try self.path(key, "remove")
-        do throws(StorageError) {
-            try calls.unlink(path)
-        } catch let error where error.errno == ENOENT {
-            return  // absent already: nothing to remove, nothing to flush
+        let directory = directory(key.namespace)
+        try await writer.threads.run { [calls] () throws(StorageError) in
+            do throws(StorageError) {
+                try calls.unlink(path)
+            } catch let error where error.errno == ENOENT {
+                return  // absent already: nothing to remove, nothing to flush
+            }
+            // The removal durable: without this a power cut can bring the value back.
+            try calls.flushDirectory(directory)
         }
-        // The removal durable: without this a power cut can bring the value back.
-        try calls.flushDirectory(directory(key.namespace))
     }
 
     public func listIds(_ namespace: Namespace) async throws(StorageError) -> [String] {
@@ -99,15 +103,18 @@ public struct FileStore: StoragePort {
     public func clear(_ namespace: Namespace) async throws(StorageError) {
         let directory = directory(namespace)
         let entries = try names(in: namespace)
-        for entry in entries {
-            do throws(StorageError) {
-                try calls.unlink(AtomicWriter.join(directory, entry.name))
-            } catch let error where error.errno == ENOENT {
-                continue  // removed meanwhile by someone else
+        guard !entries.isEmpty else { return }
+        try await writer.threads.run { [calls] () throws(StorageError) in
+            for entry in entries {
+                do throws(StorageError) {
+                    try calls.unlink(AtomicWriter.join(directory, entry.name))
+                } catch let error where error.errno == ENOENT {
+                    continue  // removed meanwhile by someone else
+                }
             }
+            // The removals durable, with one flush for all of them.
+            try calls.flushDirectory(directory)
         }
-        // The removals durable, with one flush for all of them.
-        if !entries.isEmpty { try calls.flushDirectory(directory) }
     }
 
     /// The ids in `namespace` with their file names. Temp files, and any name that is not a

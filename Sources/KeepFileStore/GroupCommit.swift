@@ -18,7 +18,7 @@ package protocol DirectoryFlushing: Sendable {
     /// throws that flush's error when it failed. `flush` flushes the directory; it is run by
     /// whichever writer leads the batch this call joins.
     func flushed(
-        _ directory: String, by flush: @escaping @Sendable () throws(StorageError) -> Void)
+        _ directory: String, by flush: @escaping @Sendable () async throws(StorageError) -> Void)
         async throws(StorageError)
 }
 
@@ -39,7 +39,7 @@ package final class GroupCommit: DirectoryFlushing {
     package init() {}
 
     package func flushed(
-        _ directory: String, by flush: @escaping @Sendable () throws(StorageError) -> Void
+        _ directory: String, by flush: @escaping @Sendable () async throws(StorageError) -> Void
     )
         async throws(StorageError)
     {
@@ -64,7 +64,13 @@ package final class GroupCommit: DirectoryFlushing {
         case .lead(let followers):
             // Every follower's rename was done before it joined, and it joined before this
             // flush begins: this one flush covers all of them.
-            let result = Result { () throws(StorageError) in try flush() }
+            let result: Result<Void, StorageError>
+            do throws(StorageError) {
+                try await flush()
+                result = .success(())
+            } catch {
+                result = .failure(error)
+            }
             handOver(directory)
             for follower in followers { follower.resume(returning: .done(result)) }
             try result.get()

@@ -6,10 +6,10 @@ import KeepPorts
 /// the real store, so every run shows what sharing the flush buys.
 struct EachWriteFlushes: DirectoryFlushing {
     func flushed(
-        _ directory: String, by flush: @escaping @Sendable () throws(StorageError) -> Void
+        _ directory: String, by flush: @escaping @Sendable () async throws(StorageError) -> Void
     )
         async throws(StorageError)
     {
-        try flush()
+        try await flush()
     }
 }

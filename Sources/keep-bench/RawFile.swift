@@ -21,10 +21,12 @@ enum RawFile {
     }
 
     /// Replaces `directory/name` with `bytes` by the two flushes an atomic durable replace
-    /// needs, and nothing more: create a temp, write, fsync, close, rename over the
-    /// target, then open, fsync and close the directory.
-    static func replaceWithTwoFlushes(in directory: String, name: String, _ bytes: [UInt8]) throws(StorageError) {
-        let temp = directory + "/.raw-tmp"
+    /// needs, and nothing more: create a temp (`tempName`: one per concurrent writer),
+    /// write, fsync, close, rename over the target, then open, fsync and close the directory.
+    static func replaceWithTwoFlushes(
+        in directory: String, name: String, _ bytes: [UInt8], tempName: String = ".raw-tmp"
+    ) throws(StorageError) {
+        let temp = directory + "/" + tempName
         let target = directory + "/" + name
         let file = try retried("open", temp) { open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
         do throws(StorageError) {

@@ -13,7 +13,9 @@ struct BootTests {
         "a storage failure at boot is a typed boot result",
         arguments: StoreKind.allCases, [(EACCES, "EACCES"), (ENOSPC, "ENOSPC"), (EIO, "EIO")])
     func aStorageFailureAtBootIsTyped(kind: StoreKind, fault: (errno: Int32, name: String)) async throws {
-        let storage = FaultyStorage(try kind.fixture().open())
+        // The fixture owns the test's directory: it must live as long as the store.
+        let fixture = try kind.fixture()
+        let storage = FaultyStorage(try fixture.open())
         await storage.fail([.read, .write, .list], errno: fault.errno)
 
         let result = await boot(
@@ -42,7 +44,9 @@ struct BootTests {
         "a storage failure while the chat list loads stays local",
         arguments: StoreKind.allCases, [FaultyStorage.Operation.list, .read])
     func aListFailureStaysLocal(kind: StoreKind, failing: FaultyStorage.Operation) async throws {
-        let storage = FaultyStorage(try kind.fixture().open())
+        // The fixture owns the test's directory: it must live as long as the store.
+        let fixture = try kind.fixture()
+        let storage = FaultyStorage(try fixture.open())
         guard
             case .ready(let core) = await boot(
                 storage: storage, secrets: MemorySecrets(), defs: TestSettings.defs, defaultEngine: "echo")

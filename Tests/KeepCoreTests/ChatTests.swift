@@ -225,7 +225,9 @@ struct ChatTests {
 
     @Test("deleting a chat removes its draft too, and says whether there was one", arguments: StoreKind.allCases)
     func deleteRemovesChatAndDraft(kind: StoreKind) async throws {
-        let repository = ChatRepository(storage: try kind.fixture().open())
+        // The fixture owns the test's directory: it must live as long as the store.
+        let fixture = try kind.fixture()
+        let repository = ChatRepository(storage: try fixture.open())
         let session = try await ChatSession.start(repository: repository)
         await session.record(question: "q", answer: "a", engine: "echo")
         try await session.begin(question: "pending")
@@ -240,7 +242,9 @@ struct ChatTests {
     @Test("search finds every message containing the text, ignoring case", arguments: StoreKind.allCases)
     func searchFindsMessages(kind: StoreKind) async throws {
         let clock = SteppingClock()
-        let repository = ChatRepository(storage: try kind.fixture().open(), now: clock.now)
+        // The fixture owns the test's directory: it must live as long as the store.
+        let fixture = try kind.fixture()
+        let repository = ChatRepository(storage: try fixture.open(), now: clock.now)
         let first = try await ChatSession.start(repository: repository, now: clock.now)
         await first.record(question: "Tell me about Swift", answer: "swift is a language", engine: "echo")
         let second = try await ChatSession.start(repository: repository, now: clock.now)

@@ -13,7 +13,9 @@ struct SettingsLoadTests {
         "a non-scalar value in the file is refused, not stored",
         arguments: StoreKind.allCases, [#"{"deep": 1}"#, "[1, 2]", "null", "[]", "{}"])
     func aNonScalarIsRefused(kind: StoreKind, junk: String) async throws {
-        let storage = try kind.fixture().open()
+        // The fixture owns the test's directory: it must live as long as the store.
+        let fixture = try kind.fixture()
+        let storage = try fixture.open()
         try await storage.write(file, #"{"someNumberSetting": \#(junk), "engineId": "remote"}"#)
         let settings = makeSettings(storage)
         try await settings.load()
@@ -37,7 +39,9 @@ struct SettingsLoadTests {
             ("streaming", #""maybe""#), ("streaming", "1"),
         ])
     func aRejectedValueFallsBack(kind: StoreKind, field: (key: String, json: String)) async throws {
-        let storage = try kind.fixture().open()
+        // The fixture owns the test's directory: it must live as long as the store.
+        let fixture = try kind.fixture()
+        let storage = try fixture.open()
         try await storage.write(file, #"{"\#(field.key)": \#(field.json)}"#)
         let settings = makeSettings(storage)
         try await settings.load()
@@ -63,7 +67,9 @@ struct SettingsLoadTests {
             ("streaming", "false", .bool(false)), ("streaming", #""false""#, .bool(false)),
         ])
     func anAcceptedValueIsKept(kind: StoreKind, field: (key: String, json: String, kept: SettingValue)) async throws {
-        let storage = try kind.fixture().open()
+        // The fixture owns the test's directory: it must live as long as the store.
+        let fixture = try kind.fixture()
+        let storage = try fixture.open()
         try await storage.write(file, #"{"\#(field.key)": \#(field.json)}"#)
         let settings = makeSettings(storage)
         try await settings.load()

@@ -12,7 +12,7 @@ final class LateJoiningGroupCommit: CountingFlushing {
     private let joined = Mutex<[String: [Waiter]]>([:])
 
     func flushed(
-        _ directory: String, by flush: @escaping @Sendable () throws(StorageError) -> Void
+        _ directory: String, by flush: @escaping @Sendable () async throws(StorageError) -> Void
     )
         async throws(StorageError)
     {
@@ -22,7 +22,13 @@ final class LateJoiningGroupCommit: CountingFlushing {
             return true
         }
         if leads {
-            let result = Result { () throws(StorageError) in try flush() }
+            let result: Result<Void, StorageError>
+            do throws(StorageError) {
+                try await flush()
+                result = .success(())
+            } catch {
+                result = .failure(error)
+            }
             let waiters = joined.withLock { $0.removeValue(forKey: directory) ?? [] }
             for waiter in waiters { waiter.resume(returning: result) }
             try result.get()
