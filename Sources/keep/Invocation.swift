@@ -25,6 +25,22 @@ struct Invocation: Sendable {
         }
     }
 
+    /// The engine the settings choose for a turn. A remote engine using a key from the
+    /// environment (no keyring answered) says so once, and why: that key is this run's only.
+    func engine(for core: AppCore) async throws(CommandFailure) -> any ChatEngine {
+        let engine: any ChatEngine
+        do {
+            engine = try await composition.engine(for: core)
+        } catch {
+            throw .because(error)
+        }
+        let backend = await composition.secrets()
+        if engine.id == RemoteEngine.engineId, !backend.environmentKeys.isEmpty, let warning = backend.warning {
+            console.warning(warning)
+        }
+        return engine
+    }
+
     /// Prints `value` as the command's JSON output.
     func printJSON(_ value: some Encodable) throws(CommandFailure) {
         do {

@@ -1,4 +1,5 @@
 import Foundation
+import KeepConformance
 import Testing
 
 /// keep's kept data with a real Secret Service holding the data key: readings sealed in
@@ -36,9 +37,9 @@ struct KeptDataTests {
         let probe = try Sandbox()
         let planted = "planted-\(unique)"
         try FileManager.default.createDirectory(atPath: probe.root, withIntermediateDirectories: true)
-        _ = try SQLiteTool.run(keptFile(probe), "CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('\(planted)');")
+        _ = try await SQLiteTool.run(keptFile(probe), "CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('\(planted)');")
         #expect(try KeptFiles(probe.root).contain(planted))
-        #expect(try SQLiteTool.run(keptFile(probe), ".dump").contains(planted))
+        #expect(try await SQLiteTool.run(keptFile(probe), ".dump").contains(planted))
 
         let first = try await sandbox.run("engines")
         #expect(first.status == .exited(0), "\(first)")
@@ -50,16 +51,17 @@ struct KeptDataTests {
         #expect(second.status == .exited(0), "\(second)")
         #expect(FileManager.default.fileExists(atPath: keptFile(sandbox) + "-wal"), "the WAL is there to scan")
 
-        let tables = try SQLiteTool.run(keptFile(sandbox), ".tables").split(whereSeparator: \.isWhitespace)
+        let tables = try await SQLiteTool.run(keptFile(sandbox), ".tables").split(whereSeparator: \.isWhitespace)
         #expect(
             tables.sorted() == [
                 "chats_preferences", "engines_markers", "engines_preferences", "engines_readings", "keep_migrations",
                 "keep_vault",
             ])
         #expect(
-            try SQLiteTool.run(keptFile(sandbox), "SELECT kind, shape_version FROM engines_readings ORDER BY kind;")
+            try await SQLiteTool.run(
+                keptFile(sandbox), "SELECT kind, shape_version FROM engines_readings ORDER BY kind;")
                 == "health|1\nmodels|1\n")
-        let dump = try SQLiteTool.run(keptFile(sandbox), ".dump")
+        let dump = try await SQLiteTool.run(keptFile(sandbox), ".dump")
         let scan = try KeptFiles(sandbox.root)
         #expect(scan.names == ["kept.sqlite", "kept.sqlite-shm", "kept.sqlite-wal"])
         for needle in needles {
@@ -148,13 +150,13 @@ struct KeptDataTests {
         #expect(try await sandbox.run("engines").status == .exited(0))
         #expect(try await sandbox.run("whatsnew").status == .exited(0))
         let counts = "SELECT (SELECT count(*) FROM engines_readings) || ' ' || (SELECT count(*) FROM engines_markers);"
-        #expect(try SQLiteTool.run(keptFile(sandbox), counts) == "2 1\n")
+        #expect(try await SQLiteTool.run(keptFile(sandbox), counts) == "2 1\n")
 
         let spelled = server.baseURL.replacingOccurrences(of: "http://", with: "HTTP://") + "/"
         let forgot = try await sandbox.run("engines", "forget", spelled)
         #expect(forgot.status == .exited(0), "\(forgot)")
         #expect(forgot.stdout == "Forgot \(server.baseURL): 3 kept rows deleted.\n")
-        #expect(try SQLiteTool.run(keptFile(sandbox), counts) == "0 0\n")
+        #expect(try await SQLiteTool.run(keptFile(sandbox), counts) == "0 0\n")
         #expect(
             try await sandbox.run("engines", "forget", server.baseURL).stdout
                 == "Nothing was kept about \(server.baseURL).\n")
@@ -173,7 +175,7 @@ struct KeptDataTests {
         #expect(try await sandbox.run("engines").status == .exited(0))
         #expect(try await sandbox.run("engines", "retention", "9").status == .exited(0))
 
-        try SecretTool.clearDataKey()
+        try await SecretTool.clearDataKey()
 
         let restart = try await sandbox.run("engines")
         #expect(restart.status == .exited(0), "\(restart)")
@@ -298,37 +300,17 @@ struct KeptFiles {
 /// `sqlite3` and `secret-tool`, the independent clients the kept-data tests check with.
 enum SQLiteTool {
     /// What `/usr/bin/sqlite3` prints for `sql` on the database at `path`.
-    static func run(_ path: String, _ sql: String) throws -> String {
-        try Tool.run("/usr/bin/sqlite3", ["-batch", "-bail", path, sql])
+    static func run(_ path: String, _ sql: String) async throws -> String {
+        try await ToolRun.run("/usr/bin/sqlite3", ["-batch", "-bail", path, sql]).succeeded("sqlite3 \(sql)").output
     }
 }
 
 enum SecretTool {
     /// Deletes keep's data key from the keyring, as `secret-tool clear` does for a user.
-    static func clearDataKey() throws {
-        _ = try Tool.run(
+    static func clearDataKey() async throws {
+        try await ToolRun.run(
             "/usr/bin/secret-tool", ["clear", "app", "keep", "key", "kept-data-key"],
-            environment: ["DBUS_SESSION_BUS_ADDRESS": Sandbox.busAddress ?? "", "PATH": "/usr/bin:/bin"])
-    }
-}
-
-private enum Tool {
-    static func run(_ tool: String, _ arguments: [String], environment: [String: String]? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SandboxFailure("\(tool) \(arguments.joined(separator: " ")) failed: \(problems)")
-        }
-        return text
+            environment: ["DBUS_SESSION_BUS_ADDRESS": Sandbox.busAddress ?? "", "PATH": "/usr/bin:/bin"]
+        ).succeeded("secret-tool clear")
     }
 }

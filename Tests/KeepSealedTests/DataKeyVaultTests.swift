@@ -64,11 +64,11 @@ struct DataKeyVaultTests {
         // The scan would see the key in a file: a planted copy is found.
         let planted = fixture.directory.appending("planted")
         try Data(key).write(to: URL(fileURLWithPath: planted))
-        #expect(try RawFileScan.files(in: fixture.directory.path, containing: key) == [planted])
+        #expect(try await RawFileScan.files(in: fixture.directory.path, containing: key) == [planted])
         try FileManager.default.removeItem(atPath: planted)
         // And no file holds it.
         #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.directory.path).contains("kept.sqlite"))
-        #expect(try RawFileScan.files(in: fixture.directory.path, containing: key) == [])
+        #expect(try await RawFileScan.files(in: fixture.directory.path, containing: key) == [])
     }
 
     @Test("a second launch loads the same key: what one launch sealed, the next opens")

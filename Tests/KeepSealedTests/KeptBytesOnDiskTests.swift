@@ -30,8 +30,8 @@ struct KeptBytesOnDiskTests {
                 try transaction.execute("INSERT INTO plain_values VALUES (?)", [.text(marker)])
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).contains("kept.sqlite-wal"))
-            #expect(try !RawFileScan.files(in: directory.path, containing: Array(marker.utf8)).isEmpty)
-            #expect(try SQLiteTool.run(path, ".dump").joined().contains(marker))
+            #expect(try await !RawFileScan.files(in: directory.path, containing: Array(marker.utf8)).isEmpty)
+            #expect(try await SQLiteTool.run(path, ".dump").joined().contains(marker))
 
             // Readings about a private server, sealed before they reach the store.
             let subject = try sealer.subjectHash(server)
@@ -42,8 +42,9 @@ struct KeptBytesOnDiskTests {
                     try sealer.seal(Array(reading.utf8), for: binding), kind: kind, subject: subject, version: 1)
             }
             for needle in needles {
-                #expect(try RawFileScan.files(in: directory.path, containing: Array(needle.utf8)) == [], "\(needle)")
-                #expect(try !SQLiteTool.run(path, ".dump").joined().contains(needle), "\(needle)")
+                #expect(
+                    try await RawFileScan.files(in: directory.path, containing: Array(needle.utf8)) == [], "\(needle)")
+                #expect(try await !SQLiteTool.run(path, ".dump").joined().contains(needle), "\(needle)")
             }
             // The rows are there, and open again under the key.
             let rows = try await store.all()
@@ -57,8 +58,8 @@ struct KeptBytesOnDiskTests {
         // The last connection has closed and folded the WAL into the file: still nothing.
         #expect(try !FileManager.default.contentsOfDirectory(atPath: directory.path).contains("kept.sqlite-wal"))
         for needle in needles {
-            #expect(try RawFileScan.files(in: directory.path, containing: Array(needle.utf8)) == [], "\(needle)")
+            #expect(try await RawFileScan.files(in: directory.path, containing: Array(needle.utf8)) == [], "\(needle)")
         }
-        #expect(try !RawFileScan.files(in: directory.path, containing: Array(marker.utf8)).isEmpty)
+        #expect(try await !RawFileScan.files(in: directory.path, containing: Array(marker.utf8)).isEmpty)
     }
 }

@@ -274,7 +274,7 @@ struct SQLiteDatabaseTests {
                     ["models", .blob(Array(repeating: UInt8(n), count: 32)), .blob(Array(repeating: 7, count: 200))])
             }
         }
-        let output = try SQLiteTool.run(
+        let output = try await SQLiteTool.run(
             path,
             """
             PRAGMA integrity_check;
@@ -290,25 +290,8 @@ struct SQLiteDatabaseTests {
 enum SQLiteTool {
     /// Runs `sql` through `/usr/bin/sqlite3` on `path`; answers its output lines, or
     /// throws with its standard error when it fails.
-    static func run(_ path: String, _ sql: String) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = ["-batch", "-bail", path]
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data(sql.utf8))
-        try input.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "sqlite3: \(problems)"])
-        }
-        return text.split(separator: "\n").map(String.init)
+    static func run(_ path: String, _ sql: String) async throws -> [String] {
+        try await ToolRun.run("/usr/bin/sqlite3", ["-batch", "-bail", path], input: Data(sql.utf8))
+            .succeeded("sqlite3").output.split(separator: "\n").map(String.init)
     }
 }

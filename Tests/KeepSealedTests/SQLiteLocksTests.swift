@@ -20,11 +20,11 @@ struct SQLiteLocksTests {
         // Another process reads and closes. Had the first connection lost its locks, the
         // tool would take itself for the last connection and fold away the WAL the first
         // one still writes to.
-        #expect(try SQLiteTool.run(path, "SELECT count(*) FROM demo_rows;") == ["1"])
+        #expect(try await SQLiteTool.run(path, "SELECT count(*) FROM demo_rows;") == ["1"])
         try await first.write { transaction throws(SQLiteError) in
             try transaction.execute("INSERT INTO demo_rows VALUES (2)")
         }
-        #expect(try SQLiteTool.run(path, "SELECT count(*) FROM demo_rows;") == ["2"])
+        #expect(try await SQLiteTool.run(path, "SELECT count(*) FROM demo_rows;") == ["2"])
         let seen = try await second.read { transaction throws(SQLiteError) in
             try transaction.query("SELECT count(*) FROM demo_rows")
         }

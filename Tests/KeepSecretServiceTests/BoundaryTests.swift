@@ -124,7 +124,7 @@ extension SecretServiceTests {
                 try FileManager.default.createDirectory(
                     atPath: dataRoot.appending("nested"), withIntermediateDirectories: false)
                 try Data("before \(marker) after".utf8).write(to: URL(fileURLWithPath: planted))
-                #expect(Set(try RawFileScan.files(under: roots, containing: marker)) == [planted])
+                #expect(Set(try await RawFileScan.files(under: roots, containing: marker)) == [planted])
 
                 let secrets = try SecretServiceSecrets(busAddress: keyring.bus.address)
                 let ref = SecretRef(.anthropic, account: "disk")
@@ -135,10 +135,10 @@ extension SecretServiceTests {
                 let keyrings = keyring.home + "/.local/share/keyrings"
                 let files = try FileManager.default.contentsOfDirectory(atPath: keyrings)
                 #expect(files.contains("login.keyring"), "the keyring kept nothing on disk to scan: \(files)")
-                #expect(try RawFileScan.files(under: roots, containing: value).isEmpty, "while stored")
+                #expect(try await RawFileScan.files(under: roots, containing: value).isEmpty, "while stored")
 
                 try await secrets.delete(ref)
-                #expect(try RawFileScan.files(under: roots, containing: value).isEmpty, "after delete")
+                #expect(try await RawFileScan.files(under: roots, containing: value).isEmpty, "after delete")
             }
         }
     }

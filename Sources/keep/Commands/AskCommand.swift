@@ -42,17 +42,7 @@ enum AskCommand {
 
         let core = try await invocation.core()
         let composition = invocation.composition
-        let engine: any ChatEngine
-        do {
-            engine = try await composition.engine(for: core)
-        } catch {
-            throw CommandFailure.because(error)
-        }
-        // A key from the environment is used for this run only: say so, and why.
-        let backend = await composition.secrets()
-        if engine.id == RemoteEngine.engineId, !backend.environmentKeys.isEmpty, let warning = backend.warning {
-            console.warning(warning)
-        }
+        let engine = try await invocation.engine(for: core)
         let runner = try await composition.turns(on: engine)
         var id = arguments.value(chatOption.name)
         if arguments.has(continueOption.name) {

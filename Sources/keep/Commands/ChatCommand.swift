@@ -15,17 +15,7 @@ enum ChatCommand {
     static func run(_ invocation: Invocation) async throws {
         let core = try await invocation.core()
         let composition = invocation.composition
-        let engine: any ChatEngine
-        do {
-            engine = try await composition.engine(for: core)
-        } catch {
-            throw CommandFailure.because(error)
-        }
-        // A key from the environment is used for this run only: say so, and why.
-        let backend = await composition.secrets()
-        if engine.id == RemoteEngine.engineId, !backend.environmentKeys.isEmpty, let warning = backend.warning {
-            invocation.console.warning(warning)
-        }
+        let engine = try await invocation.engine(for: core)
         let runner = try await composition.turns(on: engine)
         var chat = InteractiveChat(console: invocation.console, runner: runner, engine: engine)
         if let id = invocation.positional(0) {

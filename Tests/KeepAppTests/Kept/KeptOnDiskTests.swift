@@ -42,8 +42,8 @@ struct KeptOnDiskTests {
                 try transaction.execute("INSERT INTO plain_values VALUES (?)", [.text(planted)])
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).contains("kept.sqlite-wal"))
-            #expect(try !RawFileScan.files(in: directory.path, containing: Array(planted.utf8)).isEmpty)
-            #expect(try RawDatabaseFiles.sqlite3(path, ".dump").contains(planted))
+            #expect(try await !RawFileScan.files(in: directory.path, containing: Array(planted.utf8)).isEmpty)
+            #expect(try await RawDatabaseFiles.sqlite3(path, ".dump").contains(planted))
 
             // Readings (models, health), the servers, a marker, the retention, the last open chat.
             _ = try await engines.refresh(address, apiKey: apiKey)
@@ -52,15 +52,16 @@ struct KeptOnDiskTests {
             try await chats.setLastOpenChat(chat)
             #expect(server.requests.map(\.apiKey) == [apiKey])
 
-            let counts = try RawDatabaseFiles.sqlite3(
+            let counts = try await RawDatabaseFiles.sqlite3(
                 path,
                 "SELECT (SELECT count(*) FROM engines_readings) || ' ' || (SELECT count(*) FROM engines_markers) || ' '"
                     + " || (SELECT count(*) FROM engines_preferences) || ' ' || (SELECT count(*) FROM chats_preferences)"
             )
             #expect(counts.trimmingCharacters(in: .whitespacesAndNewlines) == "2 1 2 1", "every kind was written")
-            let dump = try RawDatabaseFiles.sqlite3(path, ".dump")
+            let dump = try await RawDatabaseFiles.sqlite3(path, ".dump")
             for needle in needles {
-                #expect(try RawFileScan.files(in: directory.path, containing: Array(needle.utf8)) == [], "\(needle)")
+                #expect(
+                    try await RawFileScan.files(in: directory.path, containing: Array(needle.utf8)) == [], "\(needle)")
                 #expect(!dump.contains(needle), "\(needle) in the dump")
             }
             // And all of it reads back under the key.
@@ -73,9 +74,9 @@ struct KeptOnDiskTests {
         // Every connection has closed and folded the WAL into the file: still nothing.
         #expect(try !FileManager.default.contentsOfDirectory(atPath: directory.path).contains("kept.sqlite-wal"))
         for needle in needles {
-            #expect(try RawFileScan.files(in: directory.path, containing: Array(needle.utf8)) == [], "\(needle)")
+            #expect(try await RawFileScan.files(in: directory.path, containing: Array(needle.utf8)) == [], "\(needle)")
         }
-        #expect(try !RawFileScan.files(in: directory.path, containing: Array(planted.utf8)).isEmpty)
+        #expect(try await !RawFileScan.files(in: directory.path, containing: Array(planted.utf8)).isEmpty)
     }
 
     @Test("sqlite3 opens the kept-data file and lists only owner-prefixed tables and Keep's bookkeeping")
@@ -88,7 +89,7 @@ struct KeptOnDiskTests {
             _ = try await EnginesSQLiteStore.open(database)
             _ = try await ChatsSQLiteStore.open(database)
         }
-        let tables = try RawDatabaseFiles.sqlite3(path, ".tables").split(whereSeparator: \.isWhitespace).map(
+        let tables = try await RawDatabaseFiles.sqlite3(path, ".tables").split(whereSeparator: \.isWhitespace).map(
             String.init)
         #expect(
             tables.sorted() == [

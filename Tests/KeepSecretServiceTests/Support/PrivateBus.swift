@@ -60,7 +60,7 @@ final class PrivateBus: Sendable {
 
     /// Runs `dbus-send` against this bus, for the calls a user's keyring tool would make.
     @discardableResult
-    func send(_ arguments: [String]) async throws -> Command {
-        try await Command.run("dbus-send", ["--bus=\(address)", "--print-reply"] + arguments).succeeded("dbus-send")
+    func send(_ arguments: [String]) async throws -> ToolRun {
+        try await ToolRun.run("dbus-send", ["--bus=\(address)", "--print-reply"] + arguments).succeeded("dbus-send")
     }
 }

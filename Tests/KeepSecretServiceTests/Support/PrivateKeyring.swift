@@ -54,7 +54,7 @@ final class PrivateKeyring: Sendable {
             environment: environment, input: password)
         do {
             // Ready when it owns the Secret Service's name; gdbus waits for exactly that.
-            try await Command.run(
+            try await ToolRun.run(
                 "gdbus", ["wait", "--address", bus.address, "--timeout", "60", "org.freedesktop.secrets"]
             ).succeeded("gdbus wait for the keyring")
         } catch {
@@ -76,7 +76,7 @@ final class PrivateKeyring: Sendable {
         ])
         guard let quote = reply.output.firstIndex(of: "\""),
             let end = reply.output[quote...].dropFirst().firstIndex(of: "\"")
-        else { throw CommandFailure(what: "ReadAlias", status: 0, errors: reply.output) }
+        else { throw ToolFailure(what: "ReadAlias", status: 0, errors: reply.output) }
         return String(reply.output[reply.output.index(after: quote)..<end])
     }
 

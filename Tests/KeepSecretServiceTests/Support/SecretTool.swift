@@ -1,4 +1,5 @@
 import Foundation
+import KeepConformance
 
 /// `secret-tool`, libsecret's own command-line client: an independent witness of what
 /// Keep put in the keyring, and a second writer Keep must read.
@@ -6,11 +7,11 @@ struct SecretTool {
     /// The environment it runs in: a private bus's, or this process's (the session keyring).
     let environment: [String: String]?
 
-    static var isInstalled: Bool { Command.isInstalled("secret-tool") }
+    static var isInstalled: Bool { ToolRun.isInstalled("secret-tool") }
 
     /// Stores `value` under `attributes`, as a user would at a shell.
     func store(label: String, _ attributes: KeyValuePairs<String, String>, value: String) async throws {
-        try await Command.run(
+        try await ToolRun.run(
             "secret-tool", ["store", "--label=\(label)"] + Self.arguments(attributes), environment: environment,
             input: Data(value.utf8)
         ).succeeded("secret-tool store")
@@ -18,7 +19,7 @@ struct SecretTool {
 
     /// The value stored under `attributes`, or `nil` when secret-tool finds none.
     func lookup(_ attributes: KeyValuePairs<String, String>) async throws -> String? {
-        let result = try await Command.run(
+        let result = try await ToolRun.run(
             "secret-tool", ["lookup"] + Self.arguments(attributes), environment: environment)
         if result.status == 1 && result.output.isEmpty { return nil }
         return try result.succeeded("secret-tool lookup").output
@@ -27,7 +28,7 @@ struct SecretTool {
     /// What `secret-tool search --all` reports for `attributes`: how many items match, and
     /// every value of each attribute across them.
     func search(_ attributes: KeyValuePairs<String, String>) async throws -> SearchResult {
-        let result = try await Command.run(
+        let result = try await ToolRun.run(
             "secret-tool", ["search", "--all"] + Self.arguments(attributes), environment: environment)
         // Finding nothing is exit status 1 with nothing printed.
         if result.status == 1 && result.output.isEmpty { return SearchResult(count: 0, attributes: [:]) }
