@@ -20,11 +20,8 @@ import Foundation
 enum ChatFormat {
     /// The format this build writes, and the newest it reads.
     static let version = 1
-
-    /// Whole seconds in UTC: `2025-06-14T15:30:12Z`. The milliseconds are added by hand,
-    /// because a format style truncates a fraction that a round trip through `Double` left
-    /// a hair below its value, and a chat's times would creep back one millisecond a save.
-    private static let secondsStyle = Date.ISO8601FormatStyle()
+    /// The formats this build reads.
+    static let readable = 1...version
 
     /// `date` as the format keeps it (to the millisecond), so that a chat compares equal
     /// to itself after any number of round trips through storage.
@@ -43,28 +40,7 @@ enum ChatFormat {
 
     /// `2025-06-14T15:30:12.345Z`.
     private static func format(_ date: Date) -> String {
-        let total = milliseconds(date)
-        let fraction = (total % 1000 + 1000) % 1000
-        let seconds = (total - fraction) / 1000
-        let whole = secondsStyle.format(Date(timeIntervalSince1970: Double(seconds)))
-        return whole.dropLast() + "." + String(format: "%03lld", fraction) + "Z"
-    }
-
-    /// The time `text` names, with or without a fraction (digits past the millisecond are
-    /// dropped), or `nil` when it is not a UTC ISO 8601 time.
-    private static func parse(_ text: String) -> Date? {
-        guard text.hasSuffix("Z") else { return nil }
-        let parts = text.dropLast().split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let whole = try? secondsStyle.parse(parts[0] + "Z") else { return nil }
-        var fraction: Int64 = 0
-        if parts.count == 2 {
-            let digits = parts[1]
-            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-                let parsed = Int64((digits + "00").prefix(3))
-            else { return nil }
-            fraction = parsed
-        }
-        return date(milliseconds: Int64(whole.timeIntervalSince1970) * 1000 + fraction)
+        UTCTime.text(date)
     }
 
     static func text(of chat: Chat) throws -> String {
@@ -83,26 +59,18 @@ enum ChatFormat {
     static func chat(from text: String, id: String) throws(Unreadable) -> Chat {
         let data = Data(text.utf8)
         let decoder = JSONDecoder()
-        // The version first, alone, so a newer file is named as such rather than as
-        // whatever field its new shape happens to lack.
-        let version: Int
-        do {
-            version = try decoder.decode(VersionOnly.self, from: data).version
-        } catch {
-            throw Unreadable(reason: reason(for: error))
-        }
-        guard version <= Self.version, version >= 1 else {
-            throw Unreadable(
-                reason: version > Self.version
-                    ? "it was written in format \(version) by a newer keep; this one reads up to \(Self.version)"
-                    : "format \(version) is not a chat format")
-        }
         let record: Record
         do {
             record = try decoder.decode(Record.self, from: data)
         } catch {
+            // The version alone, to name a newer file as such rather than as whatever
+            // field its new shape happens to lack.
+            if let version = try? decoder.decode(VersionOnly.self, from: data).version, !readable.contains(version) {
+                throw Unreadable(reason: unsupported(version))
+            }
             throw Unreadable(reason: reason(for: error))
         }
+        guard readable.contains(record.version) else { throw Unreadable(reason: unsupported(record.version)) }
         guard record.id == id else {
             throw Unreadable(reason: "the file says it is a different chat (its id field does not match)")
         }
@@ -119,8 +87,15 @@ enum ChatFormat {
             updated: try time(record.updated, "updated"), engine: record.engine)
     }
 
+    /// Why a file of format `version` (not one this build reads) cannot be read.
+    private static func unsupported(_ version: Int) -> String {
+        version > Self.version
+            ? "it was written in format \(version) by a newer keep; this one reads up to \(Self.version)"
+            : "format \(version) is not a chat format"
+    }
+
     private static func time(_ text: String, _ field: String) throws(Unreadable) -> Date {
-        if let date = parse(text) { return date }
+        if let milliseconds = UTCTime.milliseconds(text) { return date(milliseconds: milliseconds) }
         throw Unreadable(reason: "\(field) is not an ISO 8601 time")
     }
 

@@ -29,6 +29,33 @@ public struct ChatRepository: Sendable {
     /// with ``ChatError/storage(_:)``: the caller shows that where the list would be.
     public func scan() async throws(ChatError) -> ChatListing {
         let ids = try await withStorage { () async throws(StorageError) in try await storage.listIds(.chats) }
+        // Reading and decoding every chat is nearly all of a listing's time: the ids are read
+        // and decoded in one slice per core, side by side.
+        let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, ids.count / 64))
+        let parts = await withTaskGroup(of: Result<([Chat], [UnreadableChat]), ChatError>.self) { group in
+            for slice in 0..<slices {
+                let part = ids[(ids.count * slice / slices)..<(ids.count * (slice + 1) / slices)]
+                group.addTask { await scan(part) }
+            }
+            var parts: [Result<([Chat], [UnreadableChat]), ChatError>] = []
+            for await part in group { parts.append(part) }
+            return parts
+        }
+        var chats: [Chat] = []
+        var unreadable: [UnreadableChat] = []
+        for part in parts {
+            let (read, failed) = try part.get()
+            chats += read
+            unreadable += failed
+        }
+        chats.sort { ($0.updated, $0.created, $0.id) > ($1.updated, $1.created, $1.id) }
+        unreadable.sort { $0.id < $1.id }
+        return ChatListing(chats: chats, unreadable: unreadable)
+    }
+
+    /// The chats of `ids` that read, and the ones that do not; a store that cannot be
+    /// reached fails the whole slice.
+    private func scan(_ ids: ArraySlice<String>) async -> Result<([Chat], [UnreadableChat]), ChatError> {
         var chats: [Chat] = []
         var unreadable: [UnreadableChat] = []
         for id in ids {
@@ -39,11 +66,11 @@ public struct ChatRepository: Sendable {
             } catch .storage(let error) where error.code == .invalidId {
                 // A name the store lists but cannot hold is this chat's problem, not the list's.
                 unreadable.append(UnreadableChat(id: id, reason: error.description))
+            } catch {
+                return .failure(error)
             }
         }
-        chats.sort { ($0.updated, $0.created, $0.id) > ($1.updated, $1.created, $1.id) }
-        unreadable.sort { $0.id < $1.id }
-        return ChatListing(chats: chats, unreadable: unreadable)
+        return .success((chats, unreadable))
     }
 
     /// The chats that can be read, most recently updated first.

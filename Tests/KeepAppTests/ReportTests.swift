@@ -34,7 +34,7 @@ struct ReportTests {
 
     @Test("times are UTC ISO 8601 to the millisecond")
     func times() {
-        #expect(JSONReport.time(Date(timeIntervalSince1970: 1_750_000_000.123)) == "2025-06-15T15:06:40.123Z")
+        #expect(UTCTime.text(Date(timeIntervalSince1970: 1_750_000_000.123)) == "2025-06-15T15:06:40.123Z")
     }
 
     @Test("a search match shows the line of the message that holds the text")

@@ -30,11 +30,11 @@ public struct ChatReport: Codable, Sendable, Equatable {
     public init(_ chat: Chat, draft: String?) {
         id = chat.id
         title = chat.title
-        created = JSONReport.time(chat.created)
-        updated = JSONReport.time(chat.updated)
+        created = UTCTime.text(chat.created)
+        updated = UTCTime.text(chat.updated)
         engine = chat.engine
         messages = chat.messages.map {
-            Message(role: $0.role.rawValue, text: $0.text, time: JSONReport.time($0.time))
+            Message(role: $0.role.rawValue, text: $0.text, time: UTCTime.text($0.time))
         }
         self.draft = draft
     }

@@ -40,8 +40,8 @@ public struct ChatsReport: Codable, Sendable, Equatable {
         let withDraft = Set(draftIds)
         chats = listing.chats.map {
             Entry(
-                id: $0.id, title: $0.title, created: JSONReport.time($0.created),
-                updated: JSONReport.time($0.updated), messages: $0.messages.count, engine: $0.engine,
+                id: $0.id, title: $0.title, created: UTCTime.text($0.created),
+                updated: UTCTime.text($0.updated), messages: $0.messages.count, engine: $0.engine,
                 draft: withDraft.contains($0.id))
         }
         unreadable = listing.unreadable.map { Unreadable(id: $0.id, reason: $0.reason) }

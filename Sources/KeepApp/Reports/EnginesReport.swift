@@ -1,4 +1,5 @@
 import Foundation
+import KeepCore
 
 /// What `keep engines --json` prints: where kept data lives, how long readings are kept,
 /// and each server keep has read, with its newest readings, each dated and marked fresh
@@ -67,14 +68,14 @@ public struct EnginesReport: Codable, Sendable, Equatable {
                 address: readings.server.text, current: readings.server == current,
                 models: readings.models.map { models in
                     Models(
-                        count: models.value.models.count, ids: models.value.ids, readAt: JSONReport.time(models.readAt),
+                        count: models.value.models.count, ids: models.value.ids, readAt: UTCTime.text(models.readAt),
                         ageSeconds: models.age(now: now).seconds, fresh: models.isFresh)
                 },
                 health: readings.health.map { health in
                     Health(
                         reachable: health.value.reachable, latencyMs: health.value.latencyMilliseconds,
                         status: health.value.status, says: health.value.says, problem: health.value.problem,
-                        readAt: JSONReport.time(health.readAt), ageSeconds: health.age(now: now).seconds,
+                        readAt: UTCTime.text(health.readAt), ageSeconds: health.age(now: now).seconds,
                         fresh: health.isFresh)
                 })
         }

@@ -11,20 +11,33 @@ public enum JSONReport {
     public static func text(of value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let text = String(decoding: try encoder.encode(value), as: UTF8.self)
-        // Foundation prints an empty list over three lines; `[]` is what a person expects.
-        // A string's newlines are escaped, so a bare newline is always between tokens.
-        return text.replacing(/\[\n\n *\]/, with: "[]") + "\n"
+        return String(decoding: collapsingEmptyLists(Array(try encoder.encode(value))), as: UTF8.self) + "\n"
     }
 
-    /// `date` as UTC ISO 8601 with milliseconds: `2025-06-14T15:30:12.345Z`.
-    ///
-    /// The milliseconds are rounded and written by hand: a format style truncates, and a
-    /// time stored to the millisecond comes back from `Double` a hair below it.
-    public static func time(_ date: Date) -> String {
-        let total = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        let fraction = (total % 1000 + 1000) % 1000
-        let seconds = Date(timeIntervalSince1970: Double((total - fraction) / 1000))
-        return seconds.formatted(Date.ISO8601FormatStyle()).dropLast() + "." + String(format: "%03lld", fraction) + "Z"
+    /// `json` with every empty list written `[]`: Foundation prints one over three lines
+    /// (`[`, a blank line, the indented `]`). A string's newlines are escaped, so a bare
+    /// newline is always between tokens. One pass over the bytes: a listing of ten thousand
+    /// chats is megabytes, and a regular expression over them cost more than the encoding.
+    static func collapsingEmptyLists(_ json: [UInt8]) -> [UInt8] {
+        let open = UInt8(ascii: "["), close = UInt8(ascii: "]"), newline = UInt8(ascii: "\n")
+        let space = UInt8(ascii: " ")
+        var out: [UInt8] = []
+        out.reserveCapacity(json.count)
+        var index = 0
+        while index < json.count {
+            let byte = json[index]
+            out.append(byte)
+            index += 1
+            guard byte == open, index + 1 < json.count, json[index] == newline, json[index + 1] == newline else {
+                continue
+            }
+            var end = index + 2
+            while end < json.count, json[end] == space { end += 1 }
+            if end < json.count, json[end] == close {
+                out.append(close)
+                index = end + 1
+            }
+        }
+        return out
     }
 }

@@ -31,7 +31,7 @@ public struct SearchReport: Codable, Sendable, Equatable {
         self.matches = matches.map {
             Match(
                 chat: $0.chatId, title: $0.title, index: $0.index, role: $0.message.role.rawValue,
-                line: Self.line(of: $0.message.text, containing: text), time: JSONReport.time($0.message.time))
+                line: Self.line(of: $0.message.text, containing: text), time: UTCTime.text($0.message.time))
         }
     }
 

@@ -170,7 +170,7 @@ enum ChatsCommand {
     static func localTime(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
-        guard localtime_r(&seconds, &parts) != nil else { return JSONReport.time(date) }
+        guard localtime_r(&seconds, &parts) != nil else { return UTCTime.text(date) }
         func padded(_ number: Int32, _ width: Int) -> String {
             let digits = String(number)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits

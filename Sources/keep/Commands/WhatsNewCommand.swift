@@ -1,5 +1,6 @@
 import Foundation
 import KeepApp
+import KeepCore
 
 /// `keep whatsnew`: what is new since you last looked, from every module that keeps
 /// markers; looking moves the markers on.
@@ -35,7 +36,7 @@ enum WhatsNewCommand {
                 news.map {
                     Item(
                         owner: $0.owner.name, about: $0.about, kind: $0.kind, items: $0.items,
-                        readAt: JSONReport.time($0.readAt), firstLook: $0.isFirstLook)
+                        readAt: UTCTime.text($0.readAt), firstLook: $0.isFirstLook)
                 })
         } else {
             invocation.console.out(news.isEmpty ? "Nothing new since you looked.\n" : news.map(describe).joined())

@@ -1,0 +1,105 @@
+import Foundation
+
+/// The one time format Keep writes, `2025-06-14T15:30:12.345Z` (chats on disk, and every
+/// `--json` report), read and written by hand: UTC, ISO 8601, to the millisecond.
+///
+/// Listing ten thousand chats reads some seventy thousand times; a general ISO 8601 parser
+/// cost more there than the rest of a chat's decoding. This reads exactly the form Keep
+/// writes, with or without a fraction (digits past the millisecond are dropped), and
+/// nothing else: no offsets, no lower-case `t` or `z`, no dates that do not exist.
+public enum UTCTime {
+    /// `date`, rounded to the millisecond: `2025-06-14T15:30:12.345Z`. (Rounded, because a
+    /// time kept to the millisecond comes back from `Double` a hair below it, and a format
+    /// style would truncate it.)
+    public static func text(_ date: Date) -> String {
+        text(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded()))
+    }
+
+    /// `milliseconds` since 1970 as `YYYY-MM-DDTHH:MM:SS.mmmZ`; years 0000 to 9999.
+    static func text(milliseconds: Int64) -> String {
+        let fraction = (milliseconds % 1000 + 1000) % 1000
+        let seconds = (milliseconds - fraction) / 1000
+        let secondOfDay = (seconds % 86_400 + 86_400) % 86_400
+        let (year, month, day) = civil(fromDays: (seconds - secondOfDay) / 86_400)
+        return "\(digits(year, 4))-\(digits(month, 2))-\(digits(day, 2))T\(digits(secondOfDay / 3600, 2)):"
+            + "\(digits(secondOfDay / 60 % 60, 2)):\(digits(secondOfDay % 60, 2)).\(digits(fraction, 3))Z"
+    }
+
+    /// The milliseconds since 1970 that `text` names, or `nil` when it is not exactly
+    /// `YYYY-MM-DDTHH:MM:SS[.fraction]Z` naming a real instant.
+    static func milliseconds(_ text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"),
+            bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            let year = number(bytes[0..<4]), let month = number(bytes[5..<7]), let day = number(bytes[8..<10]),
+            let hour = number(bytes[11..<13]), let minute = number(bytes[14..<16]),
+            let second = number(bytes[17..<19]),
+            (1...12).contains(month), (1...daysIn(month, of: year)).contains(day), hour < 24, minute < 60,
+            second < 60
+        else { return nil }
+        var fraction: Int64 = 0
+        if bytes.count > 20 {
+            // A fraction: a dot, at least one digit, then the Z; the first three digits
+            // are the milliseconds (`.5` is 500), the rest are dropped.
+            let digits = bytes[20..<(bytes.count - 1)]
+            guard bytes[19] == UInt8(ascii: "."), !digits.isEmpty, digits.allSatisfy(isDigit) else { return nil }
+            for position in 0..<3 {
+                let digit =
+                    position < digits.count ? Int64(digits[digits.startIndex + position] - UInt8(ascii: "0")) : 0
+                fraction = fraction * 10 + digit
+            }
+        } else if bytes[19] != UInt8(ascii: "Z") {
+            return nil
+        }
+        let days = self.days(fromCivil: year, month, day)
+        return ((days * 86_400) + hour * 3600 + minute * 60 + second) * 1000 + fraction
+    }
+
+    /// The decimal number `bytes` spell (a field of at most four digits), when they are all digits.
+    private static func number(_ bytes: ArraySlice<UInt8>) -> Int64? {
+        guard bytes.allSatisfy(isDigit) else { return nil }
+        return bytes.reduce(0) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
+    private static func digits(_ value: Int64, _ width: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+
+    private static func daysIn(_ month: Int64, of year: Int64) -> Int64 {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a date in the proleptic Gregorian calendar (the
+    /// era-based method: 400-year eras of 146,097 days, years starting in March).
+    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date `days` after 1970-01-01: the inverse of ``days(fromCivil:_:_:)``.
+    private static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
+        let month = shifted < 10 ? shifted + 3 : shifted - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
