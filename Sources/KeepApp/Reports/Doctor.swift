@@ -181,10 +181,13 @@ public enum Doctor {
         }
         var checks: [DoctorReport.Check] = []
         if listing.unreadable.isEmpty {
-            checks.append(
-                .init(
-                    "chats", .ok,
-                    listing.chats.count == 1 ? "1 chat, readable" : "\(listing.chats.count) chats, all readable"))
+            let summary =
+                switch listing.chats.count {
+                case 0: "no chats yet"
+                case 1: "1 chat, readable"
+                case let count: "\(count) chats, all readable"
+                }
+            checks.append(.init("chats", .ok, summary))
         } else {
             checks.append(
                 .init(
