@@ -18,9 +18,13 @@ import KeepPorts
 ///   rows being deleted, a new key being made and stored, and a ``KeyLossNotice`` that
 ///   is answered at every launch until ``acknowledgeNotice()``.
 ///
-/// The whole decision runs in one `BEGIN IMMEDIATE` transaction on a connection of its
-/// own, spanning the key-store calls: processes launching together take turns, agree on
-/// one key, and a failure part-way (a key that cannot be stored) changes nothing.
+/// The keyring is asked outside any database transaction: the decision holds an
+/// exclusive lock of its own (``lockPath``, `flock`) from the first read of the key to the
+/// last write of the ledger, so processes launching together take turns and agree on one
+/// key, while each database transaction is one short, synchronous step. A key store that
+/// cannot be asked leaves the database untouched (it is not even opened). A new key is
+/// stored before the rows follow it: if it cannot be stored, nothing changed; if the
+/// database then fails, the next launch finds the stored key and clears the same rows.
 public struct DataKeyVault: Sendable {
     /// The name of the data key's item in the key store.
     public static let keyName = "kept-data-key"
@@ -28,6 +32,8 @@ public struct DataKeyVault: Sendable {
     public let keys: any KeyStorePort
     /// The kept-data database (`<data root>/kept.sqlite`).
     public let databasePath: String
+    /// The lock file the decision holds (`<database>.lock`): it holds no data.
+    public var lockPath: String { databasePath + ".lock" }
 
     public init(keys: any KeyStorePort, databasePath: String) {
         self.keys = keys
@@ -46,24 +52,34 @@ public struct DataKeyVault: Sendable {
         } catch {
             return .notKept(.keyStoreUnavailable(error))
         }
-        let database = try Self.connect(databasePath)
+        let lock: FileLock.Held
+        do { lock = try await FileLock.acquire(lockPath) } catch { throw .lock(error) }
+        defer { lock.release() }
+
+        var key: [UInt8]
         do {
-            try await database.begin()
+            key = try await keys.load(name) ?? []
         } catch {
-            throw .database(error)
+            return .notKept(.keyStoreUnavailable(error))
         }
-        do throws(VaultError) {
-            let state = try await decide(name, database)
-            if case .kept = state {
-                do { try await database.commit() } catch { throw .database(error) }
-            } else {
-                await database.rollback()
+        // Best effort: wipe our copy of the key once the sealer has derived its own keys.
+        defer { AESGCMSealer.wipe(&key) }
+        let loss: KeyLossNotice.Reason? =
+            switch key.count {
+            case LibCrypto.keyCount: nil
+            case 0: .keyMissing
+            default: .keyUnreadable
             }
-            return state
-        } catch {
-            await database.rollback()
-            throw error
+        if loss != nil {
+            do { key = try AESGCMSealer.makeDataKey() } catch { throw .sealing(error) }
         }
+        let sealer: AESGCMSealer
+        do { sealer = try AESGCMSealer(dataKey: key) } catch { throw .sealing(error) }
+        if loss != nil {
+            do { try await keys.store(name, key) } catch { return .notKept(.keyStoreUnavailable(error)) }
+        }
+        let notice = try await follow(sealer.keyCheck, loss: loss)
+        return .kept(sealer, notice: notice)
     }
 
     /// Records that the ``KeyLossNotice`` was shown, so it is not answered again.
@@ -81,67 +97,28 @@ public struct DataKeyVault: Sendable {
 
     // MARK: - Private
 
-    /// The decision, inside the transaction `open` holds on `database`.
-    private func decide(_ name: KeyName, _ database: SQLiteDatabase) async throws(VaultError) -> VaultState {
-        let record: VaultLedger.Record?
+    /// Makes the ledger agree with the key whose check is `keyCheck`, in one transaction:
+    /// rows sealed under another key can never be opened again, so they go, and a notice
+    /// is owed when there were any. Answers the notice still owed.
+    private func follow(_ keyCheck: [UInt8], loss: KeyLossNotice.Reason?) async throws(VaultError) -> KeyLossNotice? {
+        let database = try Self.connect(databasePath)
         do {
-            record = try await database.within { transaction throws(SQLiteError) in
+            return try await database.write { transaction throws(SQLiteError) in
                 try VaultLedger.prepare(transaction)
-                return try VaultLedger.record(transaction)
-            }
-        } catch {
-            throw .database(error)
-        }
-        var key: [UInt8]
-        do {
-            key = try await keys.load(name) ?? []
-        } catch {
-            return .notKept(.keyStoreUnavailable(error))
-        }
-        // Best effort: wipe our copy of the key once the sealer has derived its own keys.
-        defer { AESGCMSealer.wipe(&key) }
-
-        let loss: KeyLossNotice.Reason?
-        switch key.count {
-        case LibCrypto.keyCount: loss = nil
-        case 0: loss = .keyMissing
-        default: loss = .keyUnreadable
-        }
-        if loss != nil {
-            do { key = try AESGCMSealer.makeDataKey() } catch { throw .sealing(error) }
-        }
-        let sealer: AESGCMSealer
-        do { sealer = try AESGCMSealer(dataKey: key) } catch { throw .sealing(error) }
-
-        var notice = record?.notice
-        if record?.keyCheck != sealer.keyCheck {
-            // The rows, if any, were sealed under a key that is not this one: none of
-            // them can be opened again, so they go, and the user is told once.
-            let keyCheck = sealer.keyCheck
-            let cleared: Int
-            do {
-                cleared = try await database.within { transaction throws(SQLiteError) in
-                    try VaultLedger.clearOwnerRows(transaction)
-                }
+                let record = try VaultLedger.record(transaction)
+                var notice = record?.notice
+                guard record?.keyCheck != keyCheck else { return notice }
+                let cleared = try VaultLedger.clearOwnerRows(transaction)
                 if cleared > 0 {
                     notice = KeyLossNotice(
                         reason: loss ?? .keyChanged, rowsCleared: cleared + (notice?.rowsCleared ?? 0))
                 }
-                let updated = VaultLedger.Record(keyCheck: keyCheck, notice: notice)
-                try await database.within { transaction throws(SQLiteError) in
-                    try VaultLedger.save(updated, transaction)
-                }
-            } catch {
-                throw .database(error)
+                try VaultLedger.save(VaultLedger.Record(keyCheck: keyCheck, notice: notice), transaction)
+                return notice
             }
+        } catch {
+            throw .database(error)
         }
-        if loss != nil {
-            // Stored last: if it cannot be, the transaction is rolled back and nothing
-            // above happened; if the commit fails after it, the next launch finds a key
-            // that does not match the record and clears the same rows again.
-            do { try await keys.store(name, key) } catch { return .notKept(.keyStoreUnavailable(error)) }
-        }
-        return .kept(sealer, notice: notice)
     }
 
     private static func connect(_ path: String) throws(VaultError) -> SQLiteDatabase {

@@ -16,7 +16,10 @@ extension SQLiteDatabase {
     /// drops, reads or writes anything outside the owner's prefix, or that manages
     /// transactions, pragmas or attachments itself (``SQLiteError/Code/refused``); a
     /// database already migrated past this list by a newer build
-    /// (``SQLiteError/Code/newerSchema``).
+    /// (``SQLiteError/Code/newerSchema``); a database whose recorded migrations carry other
+    /// names than the code gives those versions, or a list that names two steps alike
+    /// (``SQLiteError/Code/divergedSchema``): a migration renamed, reordered or removed
+    /// after it ran would otherwise be skipped without a word.
     @discardableResult
     public func migrate(_ schema: KeptSchema) throws(SQLiteError) -> Int {
         let owner = schema.owner
@@ -40,6 +43,7 @@ extension SQLiteDatabase {
                     "the database is at version \(current) of \(owner.name); this build knows \(schema.migrations.count)"
                 )
             }
+            try Self.checkRecorded(schema, in: transaction, operation: operation, path: path)
             for (offset, migration) in schema.migrations.enumerated().dropFirst(current) {
                 let version = offset + 1
                 let step = "\(operation) \(version) (\(migration.name))"
@@ -57,6 +61,32 @@ extension SQLiteDatabase {
                     [.text(owner.name), .integer(Int64(version)), .text(migration.name)])
             }
             return schema.migrations.count - current
+        }
+    }
+
+    /// Refuses a schema whose names are not unique, or whose recorded steps (up to the
+    /// version recorded) carry other names than the code gives them.
+    private static func checkRecorded(
+        _ schema: KeptSchema, in transaction: borrowing SQLiteTransaction, operation: String, path: String
+    ) throws(SQLiteError) {
+        let names = schema.migrations.map(\.name)
+        if let twice = names.enumerated().first(where: { names[..<$0.offset].contains($0.element) }) {
+            throw .refused(
+                .divergedSchema, SQLITE_ERROR, operation: operation, path: path,
+                "two of \(schema.owner.name)'s migrations are named \"\(twice.element)\"; each name must be its own")
+        }
+        let recorded = try transaction.query(
+            "SELECT version, name FROM keep_migrations WHERE owner = ? ORDER BY version", [.text(schema.owner.name)])
+        for row in recorded {
+            let version = Int(try row.integer(0))
+            let name = try row.text(1)
+            let expected = names.indices.contains(version - 1) ? names[version - 1] : nil
+            guard expected == name || expected == nil else {
+                throw .refused(
+                    .divergedSchema, SQLITE_ERROR, operation: operation, path: path,
+                    "version \(version) of \(schema.owner.name) ran as \"\(name)\", but this build calls it "
+                        + "\"\(expected ?? "")\": a migration was renamed, reordered or removed after it ran")
+            }
         }
     }
 

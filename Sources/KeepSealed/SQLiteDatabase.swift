@@ -30,9 +30,22 @@ internal import CSQLite
 ///     try transaction.query("SELECT sealed FROM engines_readings WHERE subject = ?", [SQLiteValue(subject)])
 /// }
 /// ```
+///
+/// The connection's work runs on a thread of its own (a ``DatabaseThread``), never on
+/// Swift's shared cooperative pool: a commit waiting for the disk, or a busy wait for
+/// another process's lock, holds up that thread alone.
 public actor SQLiteDatabase {
     /// The database file.
     public nonisolated let path: String
+    /// The thread every call on this connection runs on.
+    private nonisolated let thread: DatabaseThread
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        thread.asUnownedSerialExecutor()
+    }
+
+    /// Whether the caller runs on this connection's own thread.
+    nonisolated var isOnItsThread: Bool { thread.isCurrent }
     /// The sqlite3 handle. `nonisolated(unsafe)` only so `deinit` can close it: the actor
     /// is the one user of the handle, and in `deinit` nothing else can reach it.
     nonisolated(unsafe) let connection: OpaquePointer
@@ -65,12 +78,14 @@ public actor SQLiteDatabase {
         }
         self.path = path
         self.connection = handle
+        self.thread = DatabaseThread(name: "keep.sqlite")
     }
 
     deinit {
         // close_v2 never fails for a connection whose statements are all finalized, and
         // every statement here is finalized before the call that made it returns.
         sqlite3_close_v2(connection)
+        thread.stop()
     }
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE` … `COMMIT`) and answers its
@@ -91,46 +106,6 @@ public actor SQLiteDatabase {
         try transaction("BEGIN DEFERRED", readOnly: true, body)
     }
 
-    // MARK: - A transaction that spans awaits (for a connection no one else shares)
-
-    /// Starts a write transaction that stays open across awaits, until ``commit()`` or
-    /// ``rollback()``. Only for a connection its caller alone uses: any other call on
-    /// this connection meanwhile would land inside the transaction.
-    func begin() throws(SQLiteError) {
-        try execute("BEGIN IMMEDIATE")
-    }
-
-    /// Runs `body` inside the transaction ``begin()`` opened.
-    func within<T: Sendable>(_ body: (borrowing SQLiteTransaction) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
-        guard sqlite3_get_autocommit(connection) == 0 else {
-            throw .refused(.sql, SQLITE_MISUSE, operation: "within", path: path, "no transaction is open")
-        }
-        // Bound to a local first: passing the non-copyable temporary straight to `body`
-        // crashes Swift 6.3's optimiser (-O) when it specialises the caller.
-        let transaction = SQLiteTransaction(connection: connection, path: path, readOnly: false)
-        return try body(transaction)
-    }
-
-    /// Commits the transaction ``begin()`` opened; on failure it is rolled back.
-    func commit() throws(SQLiteError) {
-        do {
-            try execute("COMMIT")
-        } catch {
-            rollback()
-            throw error
-        }
-    }
-
-    /// Rolls back the open transaction, if one is still open.
-    func rollback() {
-        // A failed statement may already have rolled the transaction back (a full disk,
-        // an I/O error): only one still open is rolled back.
-        guard sqlite3_get_autocommit(connection) == 0 else { return }
-        // If ROLLBACK itself fails, the error that led here is the one worth reporting;
-        // the transaction stays open and the next BEGIN reports it.
-        _ = try? execute("ROLLBACK")
-    }
-
     // MARK: - Private
 
     private func transaction<T>(
@@ -138,7 +113,8 @@ public actor SQLiteDatabase {
     ) throws(SQLiteError) -> T {
         try execute(begin)
         do {
-            // A local, not a temporary: see `within`.
+            // Bound to a local first: passing the non-copyable temporary straight to `body`
+            // crashes Swift 6.3's optimiser (-O) when it specialises the caller.
             let transaction = SQLiteTransaction(connection: connection, path: path, readOnly: readOnly)
             let result = try body(transaction)
             try execute("COMMIT")
@@ -147,6 +123,16 @@ public actor SQLiteDatabase {
             rollback()
             throw error
         }
+    }
+
+    /// Rolls back the open transaction, if one is still open.
+    private func rollback() {
+        // A failed statement may already have rolled the transaction back (a full disk,
+        // an I/O error): only one still open is rolled back.
+        guard sqlite3_get_autocommit(connection) == 0 else { return }
+        // If ROLLBACK itself fails, the error that led here is the one worth reporting;
+        // the transaction stays open and the next BEGIN reports it.
+        _ = try? execute("ROLLBACK")
     }
 
     private func execute(_ sql: String) throws(SQLiteError) {

@@ -28,6 +28,10 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
         case mismatch
         /// The database was migrated by a newer build than this one.
         case newerSchema
+        /// The migrations this database records are not the code's: one was renamed,
+        /// reordered or removed since it ran (its recorded name differs from the name the
+        /// code gives that version).
+        case divergedSchema
         /// The statement itself is wrong (`SQLITE_ERROR`, `SQLITE_MISUSE`): bad SQL, a
         /// missing table, two statements where one was expected, a write in a read.
         case sql

@@ -1,14 +1,18 @@
+import KeepPorts
+
 /// A failure of the data-key vault that is not about the key store: the database could
-/// not be read or written, or libcrypto failed. (A key store that cannot be reached is
+/// not be read or written, its lock file could not be taken, or libcrypto failed. (A key store that cannot be reached is
 /// not an error but a ``VaultState/notKept(_:)`` state.)
 public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     case database(SQLiteError)
     case sealing(SealingError)
+    case lock(StorageError)
 
     public var description: String {
         switch self {
         case .database(let error): "kept data: \(error)"
         case .sealing(let error): "kept data: \(error)"
+        case .lock(let error): "kept data: \(error)"
         }
     }
 }

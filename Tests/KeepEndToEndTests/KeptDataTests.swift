@@ -63,7 +63,7 @@ struct KeptDataTests {
                 == "health|1\nmodels|1\n")
         let dump = try await SQLiteTool.run(keptFile(sandbox), ".dump")
         let scan = try KeptFiles(sandbox.root)
-        #expect(scan.names == ["kept.sqlite", "kept.sqlite-shm", "kept.sqlite-wal"])
+        #expect(scan.names == ["kept.sqlite", "kept.sqlite-shm", "kept.sqlite-wal", "kept.sqlite.lock"])
         for needle in needles {
             #expect(!dump.contains(needle), "\(needle) in the dump")
             #expect(try !scan.contain(needle), "\(needle) in the database file, its WAL or its shared memory")

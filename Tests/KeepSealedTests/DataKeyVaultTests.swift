@@ -1,6 +1,7 @@
 import Foundation
 import KeepConformance
 import KeepPorts
+import Synchronization
 import Testing
 
 @testable import KeepSealed
@@ -216,10 +217,44 @@ struct DataKeyVaultTests {
         }
     }
 
+    @Test("the vault holds no database transaction while it waits on the keyring")
+    func noTransactionAcrossKeyringCalls() async throws {
+        let fixture = try Fixture()
+        try await fixture.keepReadings(2, with: try await fixture.sealer())
+        // A lost key: the vault loads, makes a key, stores it, and clears the rows.
+        await fixture.keyring.reset()
+        let impatient = try SQLiteDatabase(path: fixture.path, busyTimeout: .zero)
+        let probes = ProbeLog()
+        await fixture.keyring.whileAsked {
+            // Another writer that will not wait: it fails with SQLITE_BUSY if the vault
+            // holds the write lock across this call.
+            do {
+                try await impatient.write { transaction throws(SQLiteError) in
+                    try transaction.execute("CREATE TABLE IF NOT EXISTS demo_probe (v)")
+                }
+                probes.record(nil)
+            } catch {
+                probes.record(
+                    error as? SQLiteError
+                        ?? SQLiteError(operation: "probe", path: nil, extendedCode: 1, message: "\(error)"))
+            }
+        }
+        #expect(try await fixture.notice() == KeyLossNotice(reason: .keyMissing, rowsCleared: 2))
+        #expect(probes.outcomes.count == 2, "the keyring was asked twice: load, then store")
+        #expect(probes.outcomes.allSatisfy { $0 == nil }, "\(probes.outcomes)")
+    }
+
     @Test("the notice says what happened and holds nothing secret", arguments: KeyLossNotice.Reason.allCases)
     func noticeWords(_ reason: KeyLossNotice.Reason) {
         let text = KeyLossNotice(reason: reason, rowsCleared: 12).description
         #expect(text.contains("12 items"))
         #expect(text.contains("cleared"))
     }
+}
+
+/// What each probe of the database, made while the keyring was being asked, answered.
+private final class ProbeLog: Sendable {
+    private let log = Mutex<[SQLiteError?]>([])
+    var outcomes: [SQLiteError?] { log.withLock { $0 } }
+    func record(_ outcome: SQLiteError?) { log.withLock { $0.append(outcome) } }
 }

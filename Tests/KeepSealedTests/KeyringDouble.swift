@@ -9,13 +9,17 @@ actor KeyringDouble: KeyStorePort {
     private var loadFailure: SecretsError?
     private var storeFailure: SecretsError?
     private(set) var storeCount = 0
+    /// Run at every load and store, before it answers, as a slow D-Bus call would take time.
+    private var duringCall: (@Sendable () async -> Void)?
 
-    func load(_ name: KeyName) throws(SecretsError) -> [UInt8]? {
+    func load(_ name: KeyName) async throws(SecretsError) -> [UInt8]? {
+        await duringCall?()
         if let loadFailure { throw loadFailure }
         return keys[name]
     }
 
-    func store(_ name: KeyName, _ key: [UInt8]) throws(SecretsError) {
+    func store(_ name: KeyName, _ key: [UInt8]) async throws(SecretsError) {
+        await duringCall?()
         if let storeFailure { throw storeFailure }
         storeCount += 1
         keys[name] = key
@@ -41,5 +45,6 @@ actor KeyringDouble: KeyStorePort {
     }
 
     func failLoads(_ error: SecretsError?) { loadFailure = error }
+    func whileAsked(_ hook: (@Sendable () async -> Void)?) { duringCall = hook }
     func failStores(_ error: SecretsError?) { storeFailure = error }
 }

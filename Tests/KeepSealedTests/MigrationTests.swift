@@ -206,4 +206,43 @@ struct MigrationTests {
         } throws: { ($0 as? SQLiteError)?.code == .newerSchema }
         #expect(try await Self.recorded(database).count == 2)
     }
+
+    /// The demo owner's schema as a later build might ship it, with its steps changed.
+    static func changed(_ change: ([KeptSchema.Migration]) -> [KeptSchema.Migration]) -> KeptSchema {
+        KeptSchema(owner: DemoOwner.owner, migrations: change(DemoOwner.schema.migrations))
+    }
+
+    @Test(
+        "a migration renamed, reordered or removed after it ran refuses to open, naming the version",
+        arguments: [
+            ("renamed", changed { [.init("make rows", sql: $0[0].sql), $0[1]] }),
+            ("reordered", changed { [$0[1], $0[0]] }),
+            ("removed", changed { [$0[1], .init("add a time", sql: "ALTER TABLE demo_rows ADD COLUMN at INTEGER")] }),
+        ])
+    func divergedMigrationsAreRefused(_ change: String, _ schema: KeptSchema) async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
+        try await database.migrate(DemoOwner.schema)
+        let before = try await Self.tables(database)
+        let error = await #expect(throws: SQLiteError.self) {
+            try await database.migrate(schema)
+        }
+        #expect(error?.code == .divergedSchema, "\(change)")
+        #expect(error?.description.contains("version 1 of demo") == true, "\(change): \(String(describing: error))")
+        #expect(try await Self.tables(database) == before, "nothing changed")
+        #expect(try await Self.recorded(database).count == 2)
+        // The pair: the code's own list, unchanged, still opens.
+        #expect(try await database.migrate(DemoOwner.schema) == 0)
+    }
+
+    @Test("two steps of one owner with the same name are refused before anything runs")
+    func duplicateNamesAreRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
+        let twice = Self.changed { $0 + [.init($0[0].name, sql: "ALTER TABLE demo_rows ADD COLUMN at INTEGER")] }
+        await #expect {
+            try await database.migrate(twice)
+        } throws: { ($0 as? SQLiteError)?.code == .divergedSchema }
+        #expect(try await Self.tables(database) == [])
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import Synchronization
 import Testing
 
 @testable import KeepSealed
@@ -207,20 +208,74 @@ struct SQLiteDatabaseTests {
     func heldLockWithoutTimeoutFails() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.appending("kept.sqlite")
-        let holder = try SQLiteDatabase(path: path)
-        try await holder.write { transaction throws(SQLiteError) in try transaction.execute("CREATE TABLE demo_t (v)") }
+        let creator = try SQLiteDatabase(path: path)
+        try await creator.write { transaction throws(SQLiteError) in try transaction.execute("CREATE TABLE demo_t (v)")
+        }
         let impatient = try SQLiteDatabase(path: path, busyTimeout: .zero)
-        try await holder.begin()
+        let holder = try await WriteLockHolder.hold(path, table: "demo_t")
         await #expect {
             try await impatient.write { transaction throws(SQLiteError) in
                 try transaction.execute("INSERT INTO demo_t VALUES (1)")
             }
         } throws: { ($0 as? SQLiteError)?.code == .busy }
-        try await holder.commit()
+        holder.release()
         // The pair: once the lock is released, the same write succeeds.
         try await impatient.write { transaction throws(SQLiteError) in
             try transaction.execute("INSERT INTO demo_t VALUES (1)")
         }
+    }
+
+    @Test("connections waiting on another process's write lock hold up no thread of Swift's shared pool")
+    func waitingHoldsNoPoolThread() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.appending("kept.sqlite")
+        let creator = try SQLiteDatabase(path: path)
+        try await creator.write { transaction throws(SQLiteError) in try transaction.execute("CREATE TABLE demo_t (v)")
+        }
+        let holder = try await WriteLockHolder.hold(path, table: "demo_t")
+        // More waiting connections than the shared pool has threads: on the pool, they
+        // would block every one of its threads until the lock was released.
+        let waiters = ProcessInfo.processInfo.activeProcessorCount + 2
+        let started = StartedCount()
+        let writes = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for value in 1...waiters {
+                    let database = try SQLiteDatabase(path: path)
+                    group.addTask {
+                        started.count.add(1, ordering: .relaxed)
+                        try await database.write { transaction throws(SQLiteError) in
+                            try transaction.execute("INSERT INTO demo_t VALUES (?)", [.integer(Int64(value))])
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        while started.count.load(ordering: .relaxed) < waiters { await Task.yield() }
+        // The pool still runs work while every waiter waits: more tasks than it has threads,
+        // each finishing while the lock is still held.
+        let ran = await withTaskGroup(of: Int.self) { group in
+            for index in 0..<64 { group.addTask { index } }
+            return await group.reduce(0) { count, _ in count + 1 }
+        }
+        #expect(ran == 64)
+        let stillHeld = try await SQLiteTool.run(path, "SELECT count(*) FROM demo_t;")
+        #expect(stillHeld == ["0"], "the other process's row is not committed yet: the lock was held throughout")
+        holder.release()
+        try await writes.value
+        let rows = try await creator.read { transaction throws(SQLiteError) in
+            try transaction.query("SELECT count(*) FROM demo_t")
+        }
+        #expect(try rows.first?.integer(0) == Int64(waiters + 1))
+    }
+
+    @Test("a connection's work runs on a thread of its own, not on Swift's shared pool")
+    func ownThread() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
+        let mine = try await database.read { _ throws(SQLiteError) in database.isOnItsThread }
+        #expect(mine)
+        #expect(!database.isOnItsThread, "the pair: the test itself runs elsewhere")
     }
 
     @Test("two connections writing concurrently with BEGIN IMMEDIATE both succeed, thanks to the busy timeout")
@@ -294,4 +349,9 @@ enum SQLiteTool {
         try await ToolRun.run("/usr/bin/sqlite3", ["-batch", "-bail", path], input: Data(sql.utf8))
             .succeeded("sqlite3").output.split(separator: "\n").map(String.init)
     }
+}
+
+/// How many waiters have started, shared with their tasks.
+private final class StartedCount: Sendable {
+    let count = Atomic<Int>(0)
 }
