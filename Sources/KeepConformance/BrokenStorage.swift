@@ -48,6 +48,15 @@ public actor BrokenStorage: StoragePort {
             } while end < bytes.count
             return
         }
+        if flaw == .lostUpdate {
+            // A whole-blob store that reads the document, suspends (to flush, say), and
+            // writes back its stale copy: another write made meanwhile is lost.
+            var document = values
+            await Task.yield()
+            document[slot(key.namespace, id)] = value
+            values = document
+            return
+        }
         values[slot(key.namespace, id)] = value
     }
 
@@ -104,6 +113,9 @@ public enum StorageFlaw: String, CaseIterable, Sendable, CustomStringConvertible
     case removeAbsentThrows = "storage_remove_absent_throws"
     /// Clearing one namespace clears them all.
     case clearCrossesNamespaces = "storage_clear_crosses_namespaces"
+    /// A read-change-write that suspends between its read and its write, so a concurrent
+    /// write to another key is lost.
+    case lostUpdate = "storage_lost_update"
 
     /// The name of the one contract case this flaw must fail.
     public var breaks: String {
@@ -116,6 +128,7 @@ public enum StorageFlaw: String, CaseIterable, Sendable, CustomStringConvertible
         case .tempFileListed: StorageContract.listIdsIsExactlyTheIdsWritten.name
         case .removeAbsentThrows: StorageContract.removingAnAbsentKeySucceeds.name
         case .clearCrossesNamespaces: StorageContract.clearEmptiesOneNamespaceOnly.name
+        case .lostUpdate: StorageContract.concurrentWritesToDistinctKeysAllSurvive.name
         }
     }
 

@@ -21,7 +21,7 @@ public enum StorageContract {
         missingIsNil, namespacesNeverCollide, emptyStringIsAValue, concurrentReaderNeverSeesATornValue,
         removingAnAbsentKeySucceeds, clearEmptiesOneNamespaceOnly, idsDifferingOnlyInCaseAreDifferent,
         listIdsIsExactlyTheIdsWritten, aValueReadsBackExactly, anOverwriteReplacesTheWholeValue,
-        aRemovedKeyIsGone, anEmptyIdIsRefused,
+        aRemovedKeyIsGone, anEmptyIdIsRefused, concurrentWritesToDistinctKeysAllSurvive,
     ]
 
     /// The case named `name`, for tests that pin one rule.
@@ -173,5 +173,26 @@ public enum StorageContract {
             _ = try await store.read(key)
         }
         try expect.equal(try await store.listIds(.chats), [], "listIds after the refused write")
+    }
+
+    public static let concurrentWritesToDistinctKeysAllSurvive = Case(
+        "concurrent writes to distinct keys all survive"
+    ) { make, expect in
+        let store = try await make()
+        let count = 24
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<count {
+                group.addTask { try await store.write(StorageKey(.chats, "chat-\(index)"), "turns of chat \(index)") }
+            }
+            try await group.waitForAll()
+        }
+        for index in 0..<count {
+            try expect.equal(
+                try await store.read(StorageKey(.chats, "chat-\(index)")), "turns of chat \(index)",
+                "read of chat-\(index) after \(count) concurrent writes")
+        }
+        let listed = Set(try await store.listIds(.chats))
+        try expect.that(
+            listed.isSuperset(of: (0..<count).map { "chat-\($0)" }), "ids listed after \(count) concurrent writes")
     }
 }

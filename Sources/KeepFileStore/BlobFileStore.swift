@@ -23,15 +23,19 @@ import KeepPorts
 /// and are written back exactly as they were. A member of Keep's whose value is not a JSON
 /// string is listed, and reading it is `.corrupt`.
 ///
-/// The actor makes each read-change-write whole within one instance; two instances, or two
-/// processes, on the same file can lose each other's updates, as whole-blob stores do. A
-/// write suspends only once its rename is done, to wait for the directory's flush; a call
-/// that runs meanwhile reads the renamed file.
+/// Each read-change-write (`write`, `remove`, `clear`) is whole within one instance: they
+/// take turns, each reading the file only once the one before has replaced it, so
+/// concurrent writes to distinct keys all survive. A read runs at any time and sees the
+/// old file or the new one. Two instances, or two processes, on the same file can lose
+/// each other's updates, as whole-blob stores do.
 public actor BlobFileStore: StoragePort {
     /// The file: `<root>/store.json`.
     public nonisolated let path: String
     private let root: String
     private let writer: AtomicWriter
+    /// Whether a read-change-write is under way, and who waits for it to end.
+    private var changing = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
 
     /// The store in `<root>/store.json` (an absolute path), on the real disk. Creates
     /// nothing; removes temp files left in `root` by a writer that died.
@@ -54,15 +58,15 @@ public actor BlobFileStore: StoragePort {
 
     public func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         try check(key, "write")
-        var document = try load()
-        document.set(key, value)
-        try await save(document)
+        try await change { document in
+            document.set(key, value)
+            return true
+        }
     }
 
     public func remove(_ key: StorageKey) async throws(StorageError) {
         try check(key, "remove")
-        var document = try load()
-        if document.removeAll(where: { $0 == key }) { try await save(document) }
+        try await change { $0.removeAll(where: { $0 == key }) }
     }
 
     public func listIds(_ namespace: Namespace) throws(StorageError) -> [String] {
@@ -70,8 +74,26 @@ public actor BlobFileStore: StoragePort {
     }
 
     public func clear(_ namespace: Namespace) async throws(StorageError) {
+        try await change { $0.removeAll(where: { $0.namespace == namespace }) }
+    }
+
+    /// Reads the document, lets `edit` change it, and saves it when `edit` answers that it
+    /// changed; one such change at a time, the others waiting their turn.
+    ///
+    /// The save suspends (its flushes run on the file stores' threads), and the actor lets
+    /// other calls in meanwhile: without the turns, a second change would read the file
+    /// before the first replaced it and write back a copy without the first's member.
+    private func change(_ edit: (inout BlobDocument) -> Bool) async throws(StorageError) {
+        while changing {
+            await withCheckedContinuation { waiting.append($0) }
+        }
+        changing = true
+        defer {
+            changing = false
+            if !waiting.isEmpty { waiting.removeFirst().resume() }
+        }
         var document = try load()
-        if document.removeAll(where: { $0.namespace == namespace }) { try await save(document) }
+        if edit(&document) { try await save(document) }
     }
 
     /// The file as a document; an empty one when there is no file yet.
