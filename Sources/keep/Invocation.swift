@@ -1,5 +1,6 @@
 import KeepApp
 import KeepCore
+import KeepPorts
 
 /// What a command runs with: its parsed command line, the composition root, the console.
 struct Invocation: Sendable {
@@ -38,7 +39,17 @@ struct Invocation: Sendable {
         if engine.id == RemoteEngine.engineId, !backend.environmentKeys.isEmpty, let warning = backend.warning {
             console.warning(warning)
         }
+        if let remote = engine as? RemoteEngine { await warnIfKeyUnreadable(remote.keyRef, backend) }
         return engine
+    }
+
+    /// Says, before anything is asked, that the key in `ref` cannot be read and why (a
+    /// locked keyring, no keyring at all), so a question never goes out keyless in silence.
+    private func warnIfKeyUnreadable(_ ref: SecretRef, _ backend: SecretsBackend) async {
+        guard case .unknown(let error) = await backend.presence(of: ref) else { return }
+        console.warning(
+            "the key in \(ref) cannot be read: \(KeyPresence.trouble(error.code)) (\(error)); "
+                + KeyPresence.advice(error.code))
     }
 
     /// Prints `value` as the command's JSON output.
