@@ -47,9 +47,7 @@ struct Invocation: Sendable {
     /// locked keyring, no keyring at all), so a question never goes out keyless in silence.
     private func warnIfKeyUnreadable(_ ref: SecretRef, _ backend: SecretsBackend) async {
         guard case .unknown(let error) = await backend.presence(of: ref) else { return }
-        console.warning(
-            "the key in \(ref) cannot be read: \(KeyPresence.trouble(error.code)) (\(error)); "
-                + KeyPresence.advice(error.code))
+        console.warning("the key in \(ref) cannot be read: \(error)")
     }
 
     /// Prints `value` as the command's JSON output.

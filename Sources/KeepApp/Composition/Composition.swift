@@ -108,11 +108,12 @@ public actor Composition {
         let task =
             keptOpening
             ?? Task { [environment, warn] in
-                let keys = await secrets().keyStore
+                let backend = await secrets()
                 do throws(KeptError) {
                     return .success(
                         try await KeptData.open(
-                            root: try? environment.dataRoot(), keys: keys, http: URLSessionHTTP(), warn: warn))
+                            root: try? environment.dataRoot(), keys: backend.keyStore,
+                            keyringUnavailable: backend.keyringUnavailable, http: URLSessionHTTP(), warn: warn))
                 } catch {
                     return .failure(error)
                 }

@@ -115,9 +115,7 @@ public enum Platform {
                     throw EngineError(.key, "cannot read the API key: \(reason)")
                 }
             }
-            engine.keyUnreadable = keyringUnavailable.map {
-                "\(KeyPresence.trouble($0.code)) (\($0)); \(KeyPresence.advice($0.code))"
-            }
+            engine.keyUnreadable = keyringUnavailable.map { "\($0)" }
             return engine
         default:
             throw EngineError(

@@ -64,9 +64,8 @@ public struct SecretsBackend: Sendable {
             return nil
         case .osKeyring:
             if let keyringRefusal {
-                return "the keyring cannot be used now (\(keyringRefusal)): no key can be read or stored until it "
-                    + "can, and keep takes none from anywhere else; "
-                    + KeyPresence.advice(keyringRefusal.code)
+                return "the keyring cannot be used now: \(keyringRefusal). No key can be read or stored until it "
+                    + "can, and keep takes none from anywhere else meanwhile"
             }
             return "keys are in the OS keyring: encrypted at rest by your login password and open to your own "
                 + "programs while you are logged in; not hardware-backed"

@@ -116,7 +116,7 @@ public struct SettingsReport: Codable, Sendable, Equatable {
         case .stored: (true, nil)
         case .none: (false, nil)
         case .unknown(let error):
-            (nil, "cannot tell: \(KeyPresence.trouble(error.code)) (\(error)); \(KeyPresence.advice(error.code))")
+            (nil, "cannot tell: \(error)")
         }
     }
 

@@ -95,8 +95,7 @@ enum KeyCommand {
         }
         if let error = unknown.first {
             throw CommandFailure.failure(
-                "cannot tell whether \(unknown.count == 1 ? "a key is" : "keys are") stored: \(error); "
-                    + KeyPresence.advice(error.code))
+                "cannot tell whether \(unknown.count == 1 ? "a key is" : "keys are") stored: \(error)")
         }
     }
 

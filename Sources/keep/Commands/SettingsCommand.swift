@@ -85,7 +85,7 @@ enum SettingsCommand {
             let presence = await invocation.composition.secrets().presence(of: ref)
             if case .unknown(let error) = presence {
                 throw CommandFailure.failure(
-                    "\(key): cannot tell: \(KeyPresence.trouble(error.code)) (\(error)); \(KeyPresence.advice(error.code))")
+                    "\(key): cannot tell whether a key is stored: \(error)")
             }
             invocation.console.out("\(presence.summary)\n")
             return
