@@ -12,8 +12,9 @@ public struct SecretTool {
 
     public static var isInstalled: Bool { ToolRun.isInstalled("secret-tool") }
 
-    /// Stores `value` under `attributes`, as a user would at a shell.
-    public func store(label: String, _ attributes: KeyValuePairs<String, String>, value: String) async throws {
+    /// Stores `value` under `attributes` (a dictionary, or name-value pairs in order), as a
+    /// user would at a shell.
+    public func store(label: String, _ attributes: some Sequence<(key: String, value: String)>, value: String) async throws {
         try await ToolRun.run(
             "secret-tool", ["store", "--label=\(label)"] + Self.arguments(attributes), environment: environment,
             input: Data(value.utf8)
@@ -21,7 +22,7 @@ public struct SecretTool {
     }
 
     /// The value stored under `attributes`, or `nil` when secret-tool finds none.
-    public func lookup(_ attributes: KeyValuePairs<String, String>) async throws -> String? {
+    public func lookup(_ attributes: some Sequence<(key: String, value: String)>) async throws -> String? {
         let result = try await ToolRun.run(
             "secret-tool", ["lookup"] + Self.arguments(attributes), environment: environment)
         if result.status == 1 && result.output.isEmpty { return nil }
@@ -30,7 +31,7 @@ public struct SecretTool {
 
     /// What `secret-tool search --all` reports for `attributes`: how many items match, and
     /// every value of each attribute across them.
-    public func search(_ attributes: KeyValuePairs<String, String>) async throws -> SearchResult {
+    public func search(_ attributes: some Sequence<(key: String, value: String)>) async throws -> SearchResult {
         let result = try await ToolRun.run(
             "secret-tool", ["search", "--all"] + Self.arguments(attributes), environment: environment)
         // Finding nothing is exit status 1 with nothing printed.
@@ -48,7 +49,7 @@ public struct SecretTool {
         return SearchResult(count: count, attributes: values)
     }
 
-    private static func arguments(_ attributes: KeyValuePairs<String, String>) -> [String] {
+    private static func arguments(_ attributes: some Sequence<(key: String, value: String)>) -> [String] {
         attributes.flatMap { [$0.key, $0.value] }
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import KeepCore
-import KeepFileStore
 import KeepPorts
 
 /// The checks of `keep doctor` about keys: the keychain (a note, not a problem, when
@@ -51,15 +50,16 @@ enum KeyringChecks {
     }
 
     /// API keys in plain text where an older build or a kept-aside settings file left
-    /// them: `<root>/store.json`, and every file in `store/settings` other than the
-    /// settings file itself. One problem naming the files, never a value.
+    /// them: `<root>/store.json`, and every file in `store/settings` (the settings file
+    /// itself, where a migration may have copied one, and those kept aside). One problem
+    /// naming the files, never a value.
     static func plaintextKeys(_ root: String) -> DoctorReport.Check? {
         var files: [String] = []
         let legacy = (root as NSString).appendingPathComponent("store.json")
         if holdsPlaintextKey(legacy) { files.append(legacy) }
         let settings = (root as NSString).appendingPathComponent("store/\(Namespace.settings.rawValue)")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: settings)) ?? []
-        for name in names.sorted() where IdEncoding.id(fromFileName: name) != "settings" {
+        for name in names.sorted() where !name.hasPrefix(".") {
             let path = (settings as NSString).appendingPathComponent(name)
             if holdsPlaintextKey(path) { files.append(path) }
         }
