@@ -49,8 +49,7 @@ final class LibSecretConnection {
                 try forEachItem(live, query, attributes) { item throws(SecretsError) in
                     let locked = secret_item_get_locked(item) != 0
                     let wanted = loadingSecret && !locked && !found.contains { !$0.locked }
-                    let loaded = wanted ? try load(item) : nil
-                    found.append(FoundItem(locked: locked, secret: loaded?.bytes, contentType: loaded?.contentType))
+                    found.append(FoundItem(locked: locked, secret: wanted ? try load(item) : nil))
                 }
                 return found
             }
@@ -377,11 +376,8 @@ final class LibSecretConnection {
         return attributes
     }
 
-    /// The secret of `item`, fetched over the session and copied out, with the content type
-    /// the service recorded for it; libsecret's copy is wiped.
-    private func load(
-        _ item: UnsafeMutablePointer<SecretItem>
-    ) throws(SecretsError) -> (bytes: [UInt8], contentType: String?) {
+    /// The secret of `item`, fetched over the session and copied out; libsecret's copy is wiped.
+    private func load(_ item: UnsafeMutablePointer<SecretItem>) throws(SecretsError) -> [UInt8] {
         let (loaded, failure) = calling { secret_item_load_secret_sync(item, nil, $0) }
         guard loaded != 0 else { throw self.failure(failure, "secret_item_load_secret_sync") }
         guard let value = secret_item_get_secret(item) else {
@@ -389,11 +385,10 @@ final class LibSecretConnection {
         }
         // libsecret's free: secret_value_unref wipes the bytes before it releases them.
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-        let contentType = secret_value_get_content_type(value).map { String(cString: $0) }
         var length: gsize = 0
         let bytes = secret_value_get(value, &length)
-        guard let bytes, length > 0 else { return ([], contentType) }
-        return (Array(UnsafeRawBufferPointer(start: bytes, count: Int(length))), contentType)
+        guard let bytes, length > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: Int(length)))
     }
 
     /// Builds the attribute table of `query` after checking it, and calls `body` with it.
@@ -469,9 +464,6 @@ struct FoundItem: Sendable {
     let locked: Bool
     /// The secret's bytes; `nil` unless the search loaded them.
     let secret: [UInt8]?
-    /// The content type the service recorded with the secret (`text/plain`,
-    /// `application/octet-stream`); `nil` unless the search loaded it.
-    var contentType: String? = nil
 }
 
 // MARK: - GLib helpers

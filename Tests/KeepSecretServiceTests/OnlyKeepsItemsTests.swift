@@ -1,9 +1,8 @@
 import Foundation
 import KeepConformance
 import KeepPorts
+import KeepSecretService
 import Testing
-
-@testable import KeepSecretService
 
 extension SecretServiceTests {
     /// Items are keep's only by keep's schema and exactly keep's attributes. The Secret
@@ -41,8 +40,9 @@ extension SecretServiceTests {
                 #expect(try await secrets.has(ref) == false)
                 #expect(try await secrets.get(ref) == nil)
 
-                // Keep's own item beside it is the one read.
-                try await tool.store(label: "keep's", pairs(attributes), value: "sk-keeps-own")
+                // Keep's own item beside it is the one read. (Stored by keep: `secret-tool store`
+                // replaces an item whose attributes merely include the ones it is given.)
+                try await secrets.set(ref, "sk-keeps-own")
                 #expect(try await secrets.has(ref))
                 #expect(try await secrets.get(ref) == "sk-keeps-own")
             }
@@ -107,20 +107,28 @@ extension SecretServiceTests {
             }
         }
 
-        @Test("the data key is stored with a binary content type, a user's key as text")
+        @Test("the data key is sent to the keyring with a binary content type, a user's key as text")
         func contentTypes() async throws {
             try await PrivateKeyring.with { keyring in
                 let keys = try SecretServiceKeyStore(busAddress: keyring.bus.address)
                 let secrets = try SecretServiceSecrets(busAddress: keyring.bus.address)
-                try await keys.store(try KeyName("kept-data-key"), [0, 255, 10, 13])
-                try await secrets.set(SecretRef(.openai), "sk-text")
-                let connection = LibSecretConnection(bus: .address(keyring.bus.address))
-                let key = try connection.search(
-                    .appKey(try KeyName("kept-data-key"), application: "keep"), loadingSecret: true)
-                let text = try connection.search(.secret(SecretRef(.openai), application: "keep"), loadingSecret: true)
-                #expect(key.first?.secret == [0, 255, 10, 13], "the check reads the item it means")
-                #expect(key.first?.contentType == "application/octet-stream")
-                #expect(text.first?.contentType == "text/plain")
+                // Connected first, so the traffic below is the stores alone.
+                try await keys.checkAvailable()
+                try await secrets.checkAvailable()
+                // gnome-keyring answers every read as text/plain, so the witness is the
+                // CreateItem call itself, as it crossed the bus.
+                try await BusMonitor.with(keyring.bus) { monitor in
+                    let keyTraffic = try await monitor.traffic {
+                        try await keys.store(try KeyName("kept-data-key"), [0, 255, 10, 13])
+                    }
+                    let textTraffic = try await monitor.traffic {
+                        try await secrets.set(SecretRef(.openai), "sk-text")
+                    }
+                    #expect(keyTraffic.contains("member=CreateItem"), "the monitor saw the store")
+                    #expect(keyTraffic.contains("string \"application/octet-stream\""), "\(keyTraffic)")
+                    #expect(!keyTraffic.contains("string \"text/plain\""))
+                    #expect(textTraffic.contains("string \"text/plain\""), "\(textTraffic)")
+                }
             }
         }
     }
