@@ -83,15 +83,18 @@ struct ItemQuery: Sendable {
 
     /// Whether an item carrying `attributes` is this query's item: exactly the query's
     /// attributes with the same values, nothing more and nothing less, and a schema name
-    /// (`xdg:schema`, which libsecret records beside them) that is absent (an item stored by
-    /// `secret-tool`) or this query's schema.
+    /// (`xdg:schema`, which libsecret records beside them) that is this query's schema, or
+    /// says the item was stored without one: absent, or ``genericSchema`` (what
+    /// `secret-tool store` and other clients record).
     ///
     /// The Secret Service matches a search on a subset of an item's attributes, so another
     /// application's item that carries keep's attributes and one more (`owner otherapp`)
     /// comes back from the search; this is the check that leaves it alone.
     func isExactly(_ attributes: [String: String]) -> Bool {
         var others = attributes
-        if let schemaName = others.removeValue(forKey: Self.schemaAttribute), schemaName != schema.rawValue {
+        if let schemaName = others.removeValue(forKey: Self.schemaAttribute), schemaName != schema.rawValue,
+            schemaName != Self.genericSchema
+        {
             return false
         }
         return others == self.attributes
@@ -99,6 +102,8 @@ struct ItemQuery: Sendable {
 
     /// The attribute in which libsecret records an item's schema name.
     static let schemaAttribute = "xdg:schema"
+    /// The schema name recorded for an item stored without a schema of its own.
+    static let genericSchema = "org.freedesktop.Secret.Generic"
 
     private func refused(_ why: String) -> SecretsError {
         SecretsError(code: .invalidRef, operation: "name an item", detail: why)

@@ -52,8 +52,10 @@ struct KeyringStatesTests {
             #expect((entry["advice"] as? String)?.contains("unlock the keyring") == true)
 
             let settings = try await sandbox.run("settings", "--json")
-            let shown = try #require(try JSONSerialization.jsonObject(with: Data(settings.stdout.utf8)) as? [String: Any])
-            let row = try #require((shown["settings"] as? [[String: Any]])?.first { $0["key"] as? String == "openaiApiKey" })
+            let shown = try #require(
+                try JSONSerialization.jsonObject(with: Data(settings.stdout.utf8)) as? [String: Any])
+            let row = try #require(
+                (shown["settings"] as? [[String: Any]])?.first { $0["key"] as? String == "openaiApiKey" })
             #expect(row["configured"] == nil, "a locked keyring is not 'not configured'")
             #expect((row["problem"] as? String)?.contains("locked") == true, "\(row)")
             let key = try #require(shown["key"] as? [String: Any])
@@ -131,7 +133,8 @@ struct KeyringStatesTests {
             keyring.stop()
             let status = try await sandbox.run("key", "status", "openai")
             #expect(status.status == .exited(1))
-            #expect(status.stdout.hasPrefix("openai/\"default\"  cannot tell: no Secret Service answers\n"), "\(status)")
+            #expect(
+                status.stdout.hasPrefix("openai/\"default\"  cannot tell: no Secret Service answers\n"), "\(status)")
             let engines = try await sandbox.run("engines")
             #expect(engines.stdout.contains("kept: nothing yet"), "\(engines)")
             #expect(engines.stderr.contains("could not be read"), "\(engines)")
@@ -240,7 +243,8 @@ struct NoKeyringStatesTests {
 
         let hosted = try Sandbox()
         #expect(try await hosted.run("settings", "set", "engineId", "remote").status == .exited(0))
-        #expect(try await hosted.run("settings", "set", "baseUrl", "https://api.example.invalid/v1").status == .exited(0))
+        #expect(
+            try await hosted.run("settings", "set", "baseUrl", "https://api.example.invalid/v1").status == .exited(0))
         let failing = try await hosted.run("doctor")
         #expect(failing.status == .exited(1), "\(failing)")
         #expect(failing.stdout.contains("problem secrets"), "\(failing)")

@@ -5,7 +5,7 @@ import KeepPorts
 /// The checks of `keep doctor` about keys: the keychain (a note, not a problem, when
 /// nothing this setup does needs a key), the key the remote engine sends (stored, none,
 /// or cannot tell), and API keys left in plain text in files keep reads or kept aside.
-enum KeyringChecks {
+public enum KeyringChecks {
     /// The keychain: fine, or why it cannot be used now. Without a keyring (or with one
     /// that refuses), that is a problem only when `needsKey`: the echo engine and a
     /// server on this machine need none.
@@ -23,7 +23,7 @@ enum KeyringChecks {
 
     /// Whether the setup in `core` sends a key to anyone: the remote engine on a server
     /// that is not on this machine (its host is not `localhost` or a loopback address).
-    static func needsKey(_ core: AppCore) -> Bool {
+    public static func needsKey(_ core: AppCore) -> Bool {
         guard core.engineId == RemoteEngine.engineId else { return false }
         let url = core.settings.value(SettingRegistry.baseUrl.key)?.description ?? ""
         guard let host = URLComponents(string: url)?.host?.lowercased() else { return true }
