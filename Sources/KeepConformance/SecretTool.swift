@@ -14,7 +14,9 @@ public struct SecretTool {
 
     /// Stores `value` under `attributes` (a dictionary, or name-value pairs in order), as a
     /// user would at a shell.
-    public func store(label: String, _ attributes: some Sequence<(key: String, value: String)>, value: String) async throws {
+    public func store(
+        label: String, _ attributes: some Sequence<(key: String, value: String)>, value: String
+    ) async throws {
         try await ToolRun.run(
             "secret-tool", ["store", "--label=\(label)"] + Self.arguments(attributes), environment: environment,
             input: Data(value.utf8)

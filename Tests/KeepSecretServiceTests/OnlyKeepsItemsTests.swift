@@ -26,17 +26,30 @@ extension SecretServiceTests {
             Foreign(extra: [("xdg:schema", "org.example.Other")]),
         ]
 
-        @Test("another application's item sharing keep's attributes is never read as keep's", arguments: foreigners)
-        func foreignItemIsNeverRead(_ foreign: Foreign) async throws {
+        /// keep's attributes for `openai`/`default`.
+        static let keepsAttributes = ["app": "keep", "slot": "openai", "account": "default"]
+
+        /// Runs `body` on a keyring of its own holding `foreign`'s item (value
+        /// `sk-other-app`) under keep's attributes and its own, once the search keep makes
+        /// (a subset match) is seen to find it; `body` gets secret-tool, keep's adapter and
+        /// the planted item's attributes.
+        private func withPlanted(
+            _ foreign: Foreign,
+            _ body: (SecretTool, SecretServiceSecrets, [(key: String, value: String)]) async throws -> Void
+        ) async throws {
             try await PrivateKeyring.with { keyring in
                 let tool = SecretTool(environment: keyring.bus.environment())
-                let secrets = try SecretServiceSecrets(busAddress: keyring.bus.address)
-                let ref = SecretRef(.openai)
-                let attributes = ["app": "keep", "slot": "openai", "account": "default"]
-                try await tool.store(label: "other", pairs(attributes, foreign.extra), value: "sk-other-app")
-                // The search keep makes (a subset match) does find the planted item.
-                #expect(try await tool.search(pairs(attributes)).count == 1, "the planted item is not found")
+                let theirs = pairs(Self.keepsAttributes, foreign.extra)
+                try await tool.store(label: "other", theirs, value: "sk-other-app")
+                #expect(try await tool.search(pairs(Self.keepsAttributes)).count == 1, "the planted item is not found")
+                try await body(tool, try SecretServiceSecrets(busAddress: keyring.bus.address), theirs)
+            }
+        }
 
+        @Test("another application's item sharing keep's attributes is never read as keep's", arguments: foreigners)
+        func foreignItemIsNeverRead(_ foreign: Foreign) async throws {
+            try await withPlanted(foreign) { _, secrets, _ in
+                let ref = SecretRef(.openai)
                 #expect(try await secrets.has(ref) == false)
                 #expect(try await secrets.get(ref) == nil)
 
@@ -50,14 +63,9 @@ extension SecretServiceTests {
 
         @Test("keep key set and rm never replace or delete another application's item", arguments: foreigners)
         func foreignItemIsNeverReplacedOrDeleted(_ foreign: Foreign) async throws {
-            try await PrivateKeyring.with { keyring in
-                let tool = SecretTool(environment: keyring.bus.environment())
-                let secrets = try SecretServiceSecrets(busAddress: keyring.bus.address)
+            try await withPlanted(foreign) { tool, secrets, theirs in
                 let ref = SecretRef(.openai)
-                let attributes = ["app": "keep", "slot": "openai", "account": "default"]
-                let theirs = pairs(attributes, foreign.extra)
-                try await tool.store(label: "other", theirs, value: "sk-other-app")
-
+                let attributes = Self.keepsAttributes
                 try await secrets.set(ref, "sk-first")
                 try await secrets.set(ref, "sk-second")
                 #expect(try await tool.search(pairs(attributes)).count == 2, "keep's item and the other one")
