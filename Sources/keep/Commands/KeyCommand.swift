@@ -39,6 +39,10 @@ enum KeyCommand {
         if let refusal = backend.refusalToStore {
             throw CommandFailure.failure("cannot store the key for \(ref): \(refusal.detail ?? refusal.code.rawValue)")
         }
+        // A keyring that refused at launch (locked): say so before a key is typed for nothing.
+        if let refusal = backend.keyringRefusal {
+            throw CommandFailure.failure("cannot store the key for \(ref): \(refusal); nothing was stored")
+        }
         let console = invocation.console
         var value: String
         if console.inputIsTerminal {
