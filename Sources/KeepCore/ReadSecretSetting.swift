@@ -20,8 +20,10 @@ public func readSecretSetting(
     return try await readSecret(secrets: secrets, ref: ref)
 }
 
-/// The value under `ref`, or `nil` when none is stored or it is empty; the one place
-/// that rule lives. Throws ``SettingsError/secrets(_:)`` when the keychain cannot be reached.
+/// The value under `ref`, trimmed as `keep key set` trims (``KeyText/trimmed(_:)``: a key
+/// another tool stored with a trailing newline is used without it), or `nil` when none is
+/// stored or it is empty; the one place that rule lives. Throws
+/// ``SettingsError/secrets(_:)`` when the keychain cannot be reached.
 public func readSecret(secrets: any SecretsPort, ref: SecretRef) async throws(SettingsError) -> String? {
     let value: String?
     do {
@@ -29,6 +31,7 @@ public func readSecret(secrets: any SecretsPort, ref: SecretRef) async throws(Se
     } catch {
         throw .secrets(error)
     }
-    guard let value, !value.isEmpty else { return nil }
-    return value
+    guard let value else { return nil }
+    let key = KeyText.trimmed(value)
+    return key.isEmpty ? nil : key
 }

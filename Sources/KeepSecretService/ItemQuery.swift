@@ -6,6 +6,9 @@ import KeepPorts
 /// `app`, `key` under ``Schema/appKey``. No ref can produce a `key` attribute and no key
 /// name a `slot`, so a search under one schema never finds an item of the other.
 ///
+/// An item is keep's only when its attributes are exactly the query's (``isExactly(_:)``):
+/// the service's own search matches a subset, so every result is checked again here.
+///
 /// ``check()`` is the run-time gate at the C boundary: every query is checked there again
 /// before any attribute becomes a C string, so nothing outside the closed set of slots,
 /// and no value C would cut short at a NUL, can ever name an item.
@@ -77,6 +80,30 @@ struct ItemQuery: Sendable {
             )
         }
     }
+
+    /// Whether an item carrying `attributes` is this query's item: exactly the query's
+    /// attributes with the same values, nothing more and nothing less, and a schema name
+    /// (`xdg:schema`, which libsecret records beside them) that is this query's schema, or
+    /// says the item was stored without one: absent, or ``genericSchema`` (what
+    /// `secret-tool store` and other clients record).
+    ///
+    /// The Secret Service matches a search on a subset of an item's attributes, so another
+    /// application's item that carries keep's attributes and one more (`owner otherapp`)
+    /// comes back from the search; this is the check that leaves it alone.
+    func isExactly(_ attributes: [String: String]) -> Bool {
+        var others = attributes
+        if let schemaName = others.removeValue(forKey: Self.schemaAttribute), schemaName != schema.rawValue,
+            schemaName != Self.genericSchema
+        {
+            return false
+        }
+        return others == self.attributes
+    }
+
+    /// The attribute in which libsecret records an item's schema name.
+    static let schemaAttribute = "xdg:schema"
+    /// The schema name recorded for an item stored without a schema of its own.
+    static let genericSchema = "org.freedesktop.Secret.Generic"
 
     private func refused(_ why: String) -> SecretsError {
         SecretsError(code: .invalidRef, operation: "name an item", detail: why)

@@ -35,7 +35,8 @@ final class LibSecretConnection {
         }
     }
 
-    /// Every item matching `query`, in every collection, unlocked ones first (libsecret's order).
+    /// Every item that is exactly `query`'s (``ItemQuery/isExactly(_:)``), in every
+    /// collection, unlocked ones first (libsecret's order).
     ///
     /// The search itself never loads a secret and never unlocks (no
     /// `SECRET_SEARCH_LOAD_SECRETS`, no `SECRET_SEARCH_UNLOCK`). With `loadingSecret`, the
@@ -45,7 +46,7 @@ final class LibSecretConnection {
             try using { live throws(SecretsError) in
                 try unlockedDefaultCollection(live).release()
                 var found: [FoundItem] = []
-                try forEachItem(live, query.schema, attributes) { item throws(SecretsError) in
+                try forEachItem(live, query, attributes) { item throws(SecretsError) in
                     let locked = secret_item_get_locked(item) != 0
                     let wanted = loadingSecret && !locked && !found.contains { !$0.locked }
                     found.append(FoundItem(locked: locked, secret: wanted ? try load(item) : nil))
@@ -55,8 +56,8 @@ final class LibSecretConnection {
         }
     }
 
-    /// Stores `secret` as the item named by `query` in the default collection, replacing
-    /// the item with the same attributes there; returns the item's object path.
+    /// Stores `secret` as a new item named by `query` in the default collection; returns
+    /// the item's object path. The item it supersedes is the caller's to delete.
     func create(_ query: ItemQuery, label: String, secret: SecretPayload) throws(SecretsError) -> String {
         try withAttributes(query) { attributes throws(SecretsError) in
             try using { live throws(SecretsError) in
@@ -75,11 +76,12 @@ final class LibSecretConnection {
                     throw SecretsError(code: .backend, operation: "store", detail: "libsecret could not hold the value")
                 }
                 defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-                // REPLACE: the service updates the item with these exact attributes rather
-                // than adding a second one.
+                // A new item, never REPLACE: the service replaces an item whose attributes
+                // merely include these (another application's, say). The caller deletes
+                // keep's own older item, found by an exact match, once this one is there.
                 let (item, failure) = calling { error in
                     secret_item_create_sync(
-                        collection, schema(live, query.schema), attributes, label, value, SECRET_ITEM_CREATE_REPLACE,
+                        collection, schema(live, query.schema), attributes, label, value, SECRET_ITEM_CREATE_NONE,
                         nil, error)
                 }
                 guard let item else { throw self.failure(failure, "secret_item_create_sync") }
@@ -89,14 +91,15 @@ final class LibSecretConnection {
         }
     }
 
-    /// Deletes every unlocked item matching `query` except the one at `keptPath`; returns
-    /// how many matching items were left alone because they are locked.
+    /// Deletes every unlocked item that is exactly `query`'s (``ItemQuery/isExactly(_:)``)
+    /// except the one at `keptPath`; returns how many such items were left alone because
+    /// they are locked. An item that only shares some attributes is never deleted.
     func delete(_ query: ItemQuery, except keptPath: String?) throws(SecretsError) -> Int {
         try withAttributes(query) { attributes throws(SecretsError) in
             try using { live throws(SecretsError) in
                 try unlockedDefaultCollection(live).release()
                 var lockedLeft = 0
-                try forEachItem(live, query.schema, attributes) { item throws(SecretsError) in
+                try forEachItem(live, query, attributes) { item throws(SecretsError) in
                     guard objectPath(item) != keptPath else { return }
                     guard secret_item_get_locked(item) == 0 else {
                         lockedLeft += 1
@@ -331,14 +334,17 @@ final class LibSecretConnection {
         return collection
     }
 
-    /// Calls `body` with each item matching `attributes` under `schema`, in any collection.
+    /// Calls `body` with each item that is exactly `query`'s, in any collection: the
+    /// service's search matches a subset of the attributes, so each item it finds is
+    /// checked again against the whole set and the schema name.
     private func forEachItem(
-        _ live: Live, _ schema: ItemQuery.Schema, _ attributes: OpaquePointer,
+        _ live: Live, _ query: ItemQuery, _ attributes: OpaquePointer,
         _ body: (UnsafeMutablePointer<SecretItem>) throws(SecretsError) -> Void
     ) throws(SecretsError) {
         // SECRET_SEARCH_ALL only: every match, no secret loaded, nothing unlocked.
         let (list, failure) = calling {
-            secret_service_search_sync(live.service, self.schema(live, schema), attributes, SECRET_SEARCH_ALL, nil, $0)
+            secret_service_search_sync(
+                live.service, self.schema(live, query.schema), attributes, SECRET_SEARCH_ALL, nil, $0)
         }
         if failure != nil { throw self.failure(failure, "secret_service_search_sync") }
         // An empty result is a null list; each element holds a reference to its item.
@@ -346,9 +352,28 @@ final class LibSecretConnection {
         var node = list
         while let current = node {
             node = current.pointee.next
-            guard let item = current.pointee.data else { continue }
-            try body(item.assumingMemoryBound(to: SecretItem.self))
+            guard let item = current.pointee.data?.assumingMemoryBound(to: SecretItem.self),
+                query.isExactly(Self.attributes(of: item))
+            else { continue }
+            try body(item)
         }
+    }
+
+    /// The attributes `item` carries, as the service last reported them.
+    private static func attributes(of item: UnsafeMutablePointer<SecretItem>) -> [String: String] {
+        guard let table = secret_item_get_attributes(item) else { return [:] }
+        defer { g_hash_table_unref(table) }
+        var attributes: [String: String] = [:]
+        var iterator = GHashTableIter()
+        g_hash_table_iter_init(&iterator, table)
+        var name: gpointer?
+        var value: gpointer?
+        while g_hash_table_iter_next(&iterator, &name, &value) != 0 {
+            guard let name, let value else { continue }
+            attributes[String(cString: name.assumingMemoryBound(to: CChar.self))] = String(
+                cString: value.assumingMemoryBound(to: CChar.self))
+        }
+        return attributes
     }
 
     /// The secret of `item`, fetched over the session and copied out; libsecret's copy is wiped.

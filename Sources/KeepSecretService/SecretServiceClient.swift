@@ -46,10 +46,11 @@ final class SecretServiceClient: @unchecked Sendable {
         }
     }
 
-    /// Stores `secret` as the one item matching `query`: created or replaced in the default
-    /// collection, then any other unlocked item with the same attributes (left by another
-    /// client, say) is deleted, so a read never has two answers. A locked one in another
-    /// collection is left alone: reads prefer unlocked items.
+    /// Stores `secret` as the one item matching `query`: a new item in the default
+    /// collection, then every other unlocked item with exactly the same attributes (keep's
+    /// older one, or one `secret-tool` stored) is deleted, so a read never has two answers.
+    /// An item that only shares some attributes (another application's) is never touched;
+    /// a locked one in another collection is left alone: reads prefer unlocked items.
     func write(
         _ query: ItemQuery, label: String, _ secret: SecretPayload, operation: String, ref: SecretRef?
     ) async throws(SecretsError) {

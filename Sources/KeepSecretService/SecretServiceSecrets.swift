@@ -7,6 +7,9 @@ import KeepPorts
 /// `account`; `secret-tool search --all app keep` lists them. The adapter keeps every
 /// promise of the secrets contract, and:
 ///
+/// - An item is the ref's only when its attributes are exactly `app`, `slot`, `account`
+///   with the ref's values (and its schema keep's, or none): another application's item
+///   that shares them and adds one is never read, replaced or deleted.
 /// - `set` creates or replaces the one item for the ref, never a second one.
 /// - `get` fetches the value over libsecret's encrypted session and wipes libsecret's copy.
 /// - `has` answers from a search that loads no secret: the value never crosses D-Bus.

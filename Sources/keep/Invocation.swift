@@ -1,5 +1,6 @@
 import KeepApp
 import KeepCore
+import KeepPorts
 
 /// What a command runs with: its parsed command line, the composition root, the console.
 struct Invocation: Sendable {
@@ -38,7 +39,21 @@ struct Invocation: Sendable {
         if engine.id == RemoteEngine.engineId, !backend.environmentKeys.isEmpty, let warning = backend.warning {
             console.warning(warning)
         }
+        if let remote = engine as? RemoteEngine {
+            await warnIfKeyUnreadable(remote.keyRef, backend, needsKey: KeyringChecks.needsKey(core))
+        }
         return engine
+    }
+
+    /// Says, before anything is asked, that the key in `ref` cannot be read and why, so a
+    /// question never goes out keyless in silence: always for a keyring that refuses
+    /// (locked), and without any keyring when the server is not on this machine (a local
+    /// one needs no key; a 401 from it says the key could not be read).
+    private func warnIfKeyUnreadable(_ ref: SecretRef, _ backend: SecretsBackend, needsKey: Bool) async {
+        guard backend.keyringUnavailable == nil || needsKey,
+            case .unknown(let error) = await backend.presence(of: ref)
+        else { return }
+        console.warning("the key in \(ref) cannot be read: \(error)")
     }
 
     /// Prints `value` as the command's JSON output.

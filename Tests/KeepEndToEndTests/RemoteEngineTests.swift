@@ -77,11 +77,11 @@ struct RemoteEngineTests {
         arguments: [
             (
                 401, #"{"error":{"message":"Missing bearer token"}}"#,
-                "wants an API key (HTTP 401: Missing bearer token); store one with `keep key set openai`"
+                "wants an API key (HTTP 401: Missing bearer token); " + noKeyringToRead
             ),
             (
                 403, #"{"error":"forbidden"}"#,
-                "wants an API key (HTTP 403: forbidden); store one with `keep key set openai`"
+                "wants an API key (HTTP 403: forbidden); " + noKeyringToRead
             ),
             (500, #"{"error":{"message":"model not\nloaded"}}"#, "answered HTTP 500: model not loaded"),
             (404, "not json", "answered HTTP 404 Not Found"),
@@ -146,3 +146,10 @@ struct RemoteEngineTests {
         #expect(asked.stdout == "all at once\n")
     }
 }
+
+/// What a 401 or 403 says when keep ran without a keyring: the key could not be read,
+/// not that none is stored (`keep key set` could not store one here either).
+private let noKeyringToRead =
+    "the key in openai/\"default\" could not be read: connect failed: there is no D-Bus session bus "
+    + "(DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus); log in to a desktop session, or "
+    + "run keep under `dbus-run-session`"

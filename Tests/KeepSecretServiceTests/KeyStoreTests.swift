@@ -1,4 +1,5 @@
 import Foundation
+import KeepConformance
 import KeepPorts
 import KeepSecretService
 import Testing

@@ -35,6 +35,9 @@ public struct RemoteEngine: ChatEngine {
     /// How long the server may stay silent, before its first byte or between two.
     public let idleTimeout: TimeInterval
     private let readKey: @Sendable () async throws(EngineError) -> String?
+    /// Why no key could be read for this run (no keyring answers), when that is so: a 401
+    /// or 403 to a request without a key then says so, rather than advising to store one.
+    public var keyUnreadable: String?
 
     public init(
         baseURL: String, model: String, temperature: Double, keyRef: SecretRef, idleTimeout: TimeInterval = 300,
@@ -186,7 +189,8 @@ public struct RemoteEngine: ChatEngine {
                     ? "the server at \(displayURL) refused the API key in \(keyRef) (\(said)); "
                         + "store the right one with \(Self.keySetCommand(keyRef))"
                     : "the server at \(displayURL) wants an API key (\(said)); "
-                        + "store one with \(Self.keySetCommand(keyRef))")
+                        + (keyUnreadable.map { "the key in \(keyRef) could not be read: \($0)" }
+                            ?? "store one with \(Self.keySetCommand(keyRef))"))
         }
         let reason = message == nil ? " " + HTTPURLResponse.localizedString(forStatusCode: status) : ""
         return EngineError(.http, status: status, "the server at \(displayURL) answered \(said)\(reason)")

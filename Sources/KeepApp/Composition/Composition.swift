@@ -86,7 +86,10 @@ public actor Composition {
     /// The engine `core` starts on (its `engineId` setting, else the default), set up from
     /// its settings.
     public func engine(for core: AppCore) async throws(EngineError) -> any ChatEngine {
-        try Platform.engineFor(core.engineId, settings: core.settings, secrets: await secrets().secrets)
+        let backend = await secrets()
+        return try Platform.engineFor(
+            core.engineId, settings: core.settings, secrets: backend.secrets,
+            keyringUnavailable: backend.keyringUnavailable)
     }
 
     /// Kept data for this run, opened (and launched: migrations, retention, a key-loss
@@ -105,11 +108,12 @@ public actor Composition {
         let task =
             keptOpening
             ?? Task { [environment, warn] in
-                let keys = await secrets().keyStore
+                let backend = await secrets()
                 do throws(KeptError) {
                     return .success(
                         try await KeptData.open(
-                            root: try? environment.dataRoot(), keys: keys, http: URLSessionHTTP(), warn: warn))
+                            root: try? environment.dataRoot(), keys: backend.keyStore,
+                            keyringUnavailable: backend.keyringUnavailable, http: URLSessionHTTP(), warn: warn))
                 } catch {
                     return .failure(error)
                 }

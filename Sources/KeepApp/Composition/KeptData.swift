@@ -57,13 +57,22 @@ public struct KeptData: Sendable {
     /// `warn` receives, one line each, what the user must be told: the key-loss notice
     /// (then acknowledged, so it is told once) and preferences an owner could not read.
     /// Throws only when not even memory can be sealed (libcrypto failed).
+    ///
+    /// `keyringUnavailable` is why `keys` is process memory, when it is: if kept data was
+    /// sealed here before, it is then ``NotKeptReason/keyStoreUnavailable(_:)`` (the key is
+    /// in a keyring that cannot be reached, and the rows are left exactly as they are),
+    /// never "there is no secure store".
     static func open(
-        root: String?, keys: any KeyStorePort, http: any ServerHTTPPort, warn: @Sendable (String) -> Void
+        root: String?, keys: any KeyStorePort, keyringUnavailable: SecretsError? = nil, http: any ServerHTTPPort,
+        warn: @Sendable (String) -> Void
     ) async throws(KeptError) -> KeptData {
         guard let root else {
             return try await inMemory(.failed("there is no data root"), http: http, warn: warn)
         }
         let path = (root as NSString).appendingPathComponent("kept.sqlite")
+        if !keys.protection.persists, let keyringUnavailable, FileManager.default.fileExists(atPath: path) {
+            return try await inMemory(.notKept(.keyStoreUnavailable(keyringUnavailable)), http: http, warn: warn)
+        }
         // No secure store: the vault answers without touching the disk.
         if keys.protection.persists {
             do {

@@ -29,10 +29,13 @@ public enum Platform {
         return PreparedStorage(store, migratingFrom: legacy, onError: onMigrationError)
     }
 
-    /// The keychain for this launch: the Secret Service on the session bus when it
-    /// answers, probed once; otherwise process memory, seeded from the conventional
-    /// environment variables (`OPENAI_API_KEY` for `openai`/`default`, and so on), with
-    /// the probe's typed error as the reason. The key store follows the same choice.
+    /// The keychain for this launch: the Secret Service on the session bus, probed once.
+    /// When it answers but refuses (locked, no default collection, failing) it is still
+    /// the keychain, with the refusal as ``SecretsBackend/keyringRefusal``: a locked keyring
+    /// is never mistaken for an empty one. Only with no session bus, or no Secret Service
+    /// on it, is it process memory, seeded from the conventional environment variables
+    /// (`OPENAI_API_KEY` for `openai`/`default`, and so on), with the probe's typed error
+    /// as the reason. The key store follows the same choice.
     ///
     /// With no session bus in `environment` there is nothing to probe, and nothing
     /// is started to find one.
@@ -41,8 +44,13 @@ public enum Platform {
         if let address = environment.sessionBusAddress {
             do {
                 let secrets = try SecretServiceSecrets(busAddress: address)
-                try await secrets.checkAvailable()
-                return SecretsBackend(secrets: secrets, keyStore: try SecretServiceKeyStore(busAddress: address))
+                let keyStore = try SecretServiceKeyStore(busAddress: address)
+                do {
+                    try await secrets.checkAvailable()
+                    return SecretsBackend(secrets: secrets, keyStore: keyStore)
+                } catch  where !usesProcessMemory(error.code) {
+                    return SecretsBackend(secrets: secrets, keyStore: keyStore, keyringRefusal: error)
+                }
             } catch {
                 reason = error
             }
@@ -59,12 +67,21 @@ public enum Platform {
             keyStore: MemoryKeyStore(), keyringUnavailable: reason, environmentKeys: keys.map(\.variable))
     }
 
+    /// Whether a probe that failed with `code` leaves keep on process memory: only when
+    /// there is no keyring to ask at all (no session bus, no Secret Service on it).
+    static func usesProcessMemory(_ code: SecretsError.Code) -> Bool {
+        code == .noSessionBus || code == .noService
+    }
+
     /// The engine `id` names, on `settings` and `secrets`: ``EchoEngine`` or
     /// ``RemoteEngine``, whose key is read per request from the ref the `keySlot` and
     /// `keyAccount` settings name. Throws ``EngineError/Code/configuration`` for an id no
     /// engine has, or key settings that name no ref.
+    ///
+    /// `keyringUnavailable`, when no keyring answers this run, goes to the remote engine's
+    /// advice for a server that wants a key (``RemoteEngine/keyUnreadable``).
     public static func engineFor(
-        _ id: String, settings: SettingsStore, secrets: any SecretsPort
+        _ id: String, settings: SettingsStore, secrets: any SecretsPort, keyringUnavailable: SecretsError? = nil
     ) throws(EngineError) -> any ChatEngine {
         switch id {
         case EchoEngine.engineId:
@@ -84,7 +101,7 @@ public enum Platform {
                 }
                 return value
             }
-            return RemoteEngine(
+            var engine = RemoteEngine(
                 baseURL: try value(SettingRegistry.baseUrl, \.string),
                 model: try value(SettingRegistry.model, \.string),
                 temperature: try value(SettingRegistry.temperature, \.number), keyRef: ref
@@ -98,6 +115,8 @@ public enum Platform {
                     throw EngineError(.key, "cannot read the API key: \(reason)")
                 }
             }
+            engine.keyUnreadable = keyringUnavailable.map { "\($0)" }
+            return engine
         default:
             throw EngineError(
                 .configuration,

@@ -1,9 +1,11 @@
 import KeepPorts
 
 /// The keychain `keep` runs on this time, and the truth about it: the Secret Service when
-/// it answered the probe, else process memory, with the reason.
+/// there is one (even locked: see ``keyringRefusal``), else process memory, with the reason.
 ///
-/// ``secrets`` and ``keyStore`` are always the same mechanism, chosen by one probe.
+/// ``secrets`` and ``keyStore`` are always the same mechanism, chosen by one probe. Only
+/// no session bus, or no Secret Service on it, gives process memory: a keyring that is
+/// locked or fails stays the keyring, so every read says so rather than finding nothing.
 public struct SecretsBackend: Sendable {
     /// Where API keys are read and stored.
     public let secrets: any SecretsPort
@@ -14,15 +16,34 @@ public struct SecretsBackend: Sendable {
     /// The environment variables whose keys were put into process memory, when the
     /// keyring is not used.
     public let environmentKeys: [String]
+    /// Why the keyring, which is used, refused the probe (locked, no default collection,
+    /// failing): until that changes, no key can be read or stored, and none is taken from
+    /// anywhere else.
+    public let keyringRefusal: SecretsError?
 
     public init(
         secrets: any SecretsPort, keyStore: any KeyStorePort, keyringUnavailable: SecretsError? = nil,
-        environmentKeys: [String] = []
+        environmentKeys: [String] = [], keyringRefusal: SecretsError? = nil
     ) {
         self.secrets = secrets
         self.keyStore = keyStore
         self.keyringUnavailable = keyringUnavailable
         self.environmentKeys = environmentKeys
+        self.keyringRefusal = keyringRefusal
+    }
+
+    /// Whether a key is stored under `ref`, asked now (the keyring may have been locked or
+    /// stopped since the probe). In process memory, a key from the environment is
+    /// ``KeyPresence/stored``; no such key is ``KeyPresence/unknown(_:)`` with the reason
+    /// no keyring answers, never ``KeyPresence/none``.
+    public func presence(of ref: SecretRef) async -> KeyPresence {
+        do {
+            if try await secrets.has(ref) { return .stored }
+        } catch {
+            return .unknown(error)
+        }
+        if let keyringUnavailable { return .unknown(keyringUnavailable) }
+        return .none
     }
 
     public var protection: SecretProtection { secrets.protection }
@@ -42,6 +63,10 @@ public struct SecretsBackend: Sendable {
         case .hardware:
             return nil
         case .osKeyring:
+            if let keyringRefusal {
+                return "the keyring cannot be used now: \(keyringRefusal). No key can be read or stored until it "
+                    + "can, and keep takes none from anywhere else meanwhile"
+            }
             return "keys are in the OS keyring: encrypted at rest by your login password and open to your own "
                 + "programs while you are logged in; not hardware-backed"
         case .processMemory:

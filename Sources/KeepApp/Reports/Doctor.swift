@@ -54,7 +54,8 @@ public enum Doctor {
         }
         checks.append(settingsCheck(core.settings))
         checks.append(contentsOf: await chatsChecks(core.chats))
-        checks.append(await secretsCheck(composition))
+        checks.append(await secretsCheck(composition, needsKey: KeyringChecks.needsKey(core)))
+        if let plaintext = KeyringChecks.plaintextKeys(root) { checks.append(plaintext) }
         checks.append(await keptCheck(composition, root))
         checks.append(await engineCheck(core, composition))
         return DoctorReport(dataRoot: root, checks: checks)
@@ -209,17 +210,10 @@ public enum Doctor {
 
     // MARK: - Keys and engine
 
-    static func secretsCheck(_ composition: Composition) async -> DoctorReport.Check {
-        let backend = await composition.secrets()
-        switch backend.protection {
-        case .processMemory:
-            return .init(
-                "secrets", .problem, backend.warning ?? backend.name,
-                advice: SecretsBackend.keyringAdvice)
-        case .osKeyring, .hardware:
-            return .init(
-                "secrets", .ok, "\(backend.name)" + (backend.warning.map { ": " + $0 } ?? ""))
-        }
+    /// The keychain; see ``KeyringChecks/secrets(_:needsKey:)``. Without the settings
+    /// (`needsKey` unknown), a keychain that cannot be used is a problem.
+    static func secretsCheck(_ composition: Composition, needsKey: Bool = true) async -> DoctorReport.Check {
+        KeyringChecks.secrets(await composition.secrets(), needsKey: needsKey)
     }
 
     /// Where kept data lives and what is in it, or why nothing is kept.
@@ -271,18 +265,9 @@ public enum Doctor {
         guard let ref = try? SettingRegistry.apiKeyRef(settings) else {
             return .init("engine", .problem, server + "; keySlot or keyAccount names no key")
         }
-        do {
-            let configured = try await composition.secrets().secrets.has(ref)
-            return .init(
-                "engine", .ok,
-                server + "; "
-                    + (configured
-                        ? "the key in \(ref) is sent"
-                        : "no key in \(ref), so none is sent (fine for a local server; a hosted one needs "
-                            + RemoteEngine.keySetCommand(ref) + ")"))
-        } catch {
-            return .init("engine", .problem, server + "; the key cannot be checked: \(error)")
-        }
+        return KeyringChecks.engineKey(
+            await composition.secrets().presence(of: ref), ref: ref, server: server,
+            needsKey: KeyringChecks.needsKey(core))
     }
 
     /// Up to five items, then how many more.

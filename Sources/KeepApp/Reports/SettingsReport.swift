@@ -109,6 +109,17 @@ public struct SettingsReport: Codable, Sendable, Equatable {
         self.file = file
     }
 
+    /// `configured` and `problem` for a secret in the state `presence`: a keyring that
+    /// cannot tell gives no `configured` at all, and the reason with what to do.
+    static func secretState(_ presence: KeyPresence) -> (configured: Bool?, problem: String?) {
+        switch presence {
+        case .stored: (true, nil)
+        case .none: (false, nil)
+        case .unknown(let error):
+            (nil, "cannot tell: \(error)")
+        }
+    }
+
     /// The report of `store`, with secrets asked of `backend` (presence only) and kept
     /// data described from `kept`.
     public static func make(
@@ -121,10 +132,14 @@ public struct SettingsReport: Codable, Sendable, Equatable {
             var configured: Bool?
             var problem: String?
             if def.isSecret {
-                do {
-                    configured = try await store.hasSecret(def.key)
-                } catch {
-                    problem = error.description
+                if let ref = def.secretRef {
+                    (configured, problem) = Self.secretState(await backend.presence(of: ref))
+                } else {
+                    do {
+                        configured = try await store.hasSecret(def.key)
+                    } catch {
+                        problem = error.description
+                    }
                 }
             }
             rows.append(
@@ -136,13 +151,7 @@ public struct SettingsReport: Codable, Sendable, Equatable {
         }
         var key: Key?
         if let ref = try? SettingRegistry.apiKeyRef(store) {
-            var configured: Bool?
-            var problem: String?
-            do {
-                configured = try await backend.secrets.has(ref)
-            } catch {
-                problem = error.description
-            }
+            let (configured, problem) = Self.secretState(await backend.presence(of: ref))
             key = Key(slot: ref.slot.rawValue, account: ref.account, configured: configured, problem: problem)
         }
         let healthy = store.health == .fine && store.refusals.isEmpty

@@ -15,13 +15,14 @@ enum KeyCommand {
 
     static let set = Command(
         "set", summary: "Store the key for SLOT, read from standard input (hidden on a terminal)",
-        usage: "keep key set SLOT [--account NAME]", arguments: ArgumentParser(options: [account], required: ["SLOT"]),
-        run: setKey)
+        usage: "keep key set SLOT [--account NAME]",
+        // KEY is taken only to be refused without being shown (see refuseKeyArgument).
+        arguments: ArgumentParser(options: [account], required: ["SLOT"], rest: "KEY"), run: setKey)
 
     static let status = Command(
-        "status", summary: "Say whether a key is stored (never show it)",
-        usage: "keep key status [SLOT] [--account NAME]",
-        arguments: ArgumentParser(options: [account], optional: ["SLOT"]), run: showStatus)
+        "status", summary: "Say whether a key is stored, none is, or the keyring cannot tell (never show it)",
+        usage: "keep key status [SLOT] [--account NAME] [--json]",
+        arguments: ArgumentParser(options: [account, ChatsCommand.json], optional: ["SLOT"]), run: showStatus)
 
     static let remove = Command(
         "rm", summary: "Remove the key for SLOT from the keychain", usage: "keep key rm SLOT [--account NAME]",
@@ -32,10 +33,15 @@ enum KeyCommand {
     // MARK: - Set
 
     static func setKey(_ invocation: Invocation) async throws {
+        try refuseKeyArgument(invocation)
         let ref = try self.ref(invocation)
         let backend = await invocation.composition.secrets()
         if let refusal = backend.refusalToStore {
             throw CommandFailure.failure("cannot store the key for \(ref): \(refusal.detail ?? refusal.code.rawValue)")
+        }
+        // A keyring that refused at launch (locked): say so before a key is typed for nothing.
+        if let refusal = backend.keyringRefusal {
+            throw CommandFailure.failure("cannot store the key for \(ref): \(refusal); nothing was stored")
         }
         let console = invocation.console
         var value: String
@@ -46,8 +52,9 @@ enum KeyCommand {
         } else {
             value = try console.readAllInput()
         }
-        value = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        value = KeyText.trimmed(value)
         guard !value.isEmpty else { throw CommandFailure.failure("no key given; nothing was stored") }
+        if let problem = KeyText.problem(in: value) { throw CommandFailure.failure("\(problem); nothing was stored") }
         do {
             try await backend.secrets.set(ref, value)
         } catch {
@@ -70,19 +77,30 @@ enum KeyCommand {
         let slots: [SecretSlot] = try invocation.positional(0).map { [try slot($0)] } ?? SecretSlot.allCases
         let backend = await invocation.composition.secrets()
         let refs = slots.map { SecretRef($0, account: accountName) }
+        var presences: [(SecretRef, KeyPresence)] = []
+        for ref in refs { presences.append((ref, await backend.presence(of: ref))) }
+        let report = KeyStatusReport.make(presences, backend: backend)
+        if invocation.json {
+            try invocation.printJSON(report)
+            if !report.allKnown { throw CommandFailure.silent }
+            return
+        }
         let width = refs.map(\.description.count).max() ?? 0
         var text = ""
-        for ref in refs {
-            do {
-                let state = try await backend.secrets.has(ref) ? "configured" : "not set"
-                text += "\(ref.description.padding(toLength: width, withPad: " ", startingAt: 0))  \(state)\n"
-            } catch {
-                throw CommandFailure.because(error)
-            }
+        for (ref, presence) in presences {
+            text += "\(ref.description.padding(toLength: width, withPad: " ", startingAt: 0))  \(presence.summary)\n"
         }
         text += "Keys are kept in: \(backend.name)\n"
         invocation.console.out(text)
         if let warning = backend.warning { invocation.console.warning(warning) }
+        // Cannot tell is not "not set": say why and how to fix it, and exit 1.
+        let unknown = presences.compactMap { _, presence -> SecretsError? in
+            if case .unknown(let error) = presence { return error } else { return nil }
+        }
+        if let error = unknown.first {
+            throw CommandFailure.failure(
+                "cannot tell whether \(unknown.count == 1 ? "a key is" : "keys are") stored: \(error)")
+        }
     }
 
     // MARK: - Remove
@@ -104,6 +122,15 @@ enum KeyCommand {
     }
 
     // MARK: - Arguments
+
+    /// Refuses a key given on the command line (where shell history and the process list
+    /// keep it), without repeating it: exit 2, nothing stored.
+    private static func refuseKeyArgument(_ invocation: Invocation) throws(CommandFailure) {
+        guard invocation.arguments.positionals.count > 1 else { return }
+        throw .usage(
+            "keep key set takes no key on the command line (shell history and the process list would keep it); "
+                + "nothing was stored. Type it at the hidden prompt, or pipe it in: keep key set SLOT < file")
+    }
 
     /// The ref the command line names: SLOT and `--account` (default `default`).
     private static func ref(_ invocation: Invocation) throws(CommandFailure) -> SecretRef {

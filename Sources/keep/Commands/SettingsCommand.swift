@@ -81,6 +81,15 @@ enum SettingsCommand {
         let key = invocation.positional(0) ?? ""
         let settings = try await invocation.core().settings
         let def = try known(key, settings)
+        if def.isSecret, let ref = def.secretRef {
+            let presence = await invocation.composition.secrets().presence(of: ref)
+            if case .unknown(let error) = presence {
+                throw CommandFailure.failure(
+                    "\(key): cannot tell whether a key is stored: \(error)")
+            }
+            invocation.console.out("\(presence.summary)\n")
+            return
+        }
         if def.isSecret {
             let configured: Bool
             do {

@@ -1,4 +1,5 @@
 import Foundation
+import KeepConformance
 
 /// `dbus-monitor` on a test's private bus: what actually crossed D-Bus while code ran.
 ///

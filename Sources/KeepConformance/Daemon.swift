@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Its standard output is a pipe the test can wait on (``readUntil(_:within:)``), which is
 /// how a test knows a daemon is ready without sleeping.
-final class Daemon: @unchecked Sendable {
+public final class Daemon: @unchecked Sendable {
     // @unchecked: `received` is only touched on `reader`, a serial queue, and `waiting`
     // only under `lock`.
     private let process = Process()
@@ -16,7 +16,8 @@ final class Daemon: @unchecked Sendable {
 
     /// Starts `name` with `arguments` in `environment`, writing `input` to its standard
     /// input and then closing it.
-    init(_ name: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil) throws {
+    public init(_ name: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil) throws
+    {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [name] + arguments
         if let environment { process.environment = environment }
@@ -39,7 +40,7 @@ final class Daemon: @unchecked Sendable {
     ///
     /// Waits on the pipe itself. If `text` has not come within `seconds`, the daemon is
     /// stopped, which ends the wait, and this throws: a watchdog, not a delay.
-    func readUntil(_ text: String, within seconds: Double = 20) async throws -> String {
+    public func readUntil(_ text: String, within seconds: Double = 20) async throws -> String {
         let needle = Data(text.utf8)
         let wait = UUID()
         lock.withLock { waiting = wait }
@@ -69,7 +70,7 @@ final class Daemon: @unchecked Sendable {
     ///
     /// SIGKILL, not SIGTERM: a child inherits the signal mask of the thread that spawned
     /// it, and the threads tests run on block SIGTERM, so a daemon would never see it.
-    func stop() {
+    public func stop() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -77,9 +78,9 @@ final class Daemon: @unchecked Sendable {
 }
 
 /// A daemon never printed what a test waited for.
-struct DaemonTimeout: Error, CustomStringConvertible {
-    let text: String
-    let seconds: Double
+public struct DaemonTimeout: Error, CustomStringConvertible {
+    public let text: String
+    public let seconds: Double
 
-    var description: String { "gave up after \(seconds) s waiting for \(String(reflecting: text))" }
+    public var description: String { "gave up after \(seconds) s waiting for \(String(reflecting: text))" }
 }

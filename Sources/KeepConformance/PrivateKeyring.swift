@@ -1,5 +1,5 @@
 import Foundation
-import KeepConformance
+import Synchronization
 
 /// A GNOME Keyring of a test's own, on a bus of its own, under a home directory in the
 /// test's temporary directory: the real Secret Service, which the test may lock or leave
@@ -7,12 +7,15 @@ import KeepConformance
 ///
 /// Use ``with(unlocked:on:_:)``: it always stops the keyring and the bus it made, whatever
 /// the test does.
-final class PrivateKeyring: Sendable {
-    let directory: TemporaryDirectory
-    let bus: PrivateBus
+public final class PrivateKeyring: Sendable {
+    public let directory: TemporaryDirectory
+    public let bus: PrivateBus
     /// The keyring's `HOME`, where it keeps its keyring files.
-    let home: String
-    private let daemon: Daemon
+    public let home: String
+    /// The keyring daemon running now; `nil` once stopped.
+    private let daemon: Mutex<Daemon?>
+    private let environment: [String: String]
+    private let password: Data?
 
     /// Runs `body` with a fresh keyring, then stops it (and the bus, when it made one).
     ///
@@ -20,7 +23,7 @@ final class PrivateKeyring: Sendable {
     /// unlocked `login` collection that the `default` alias names. Otherwise the keyring
     /// has no login keyring and no default collection. `bus`: a bus the test already runs,
     /// or `nil` for a new one.
-    static func with<T>(
+    public static func with<T>(
         unlocked: Bool = true, on bus: PrivateBus? = nil, _ body: (PrivateKeyring) async throws -> T
     ) async throws -> T {
         let directory = try TemporaryDirectory(prefix: "keep-keyring")
@@ -48,10 +51,19 @@ final class PrivateKeyring: Sendable {
             "HOME": home, "XDG_RUNTIME_DIR": runtime, "XDG_DATA_HOME": "\(home)/.local/share",
             "XDG_CONFIG_HOME": "\(home)/.config", "XDG_CACHE_HOME": "\(home)/.cache",
         ])
-        let password = unlocked ? Data(UUID().uuidString.utf8) : nil
-        daemon = try Daemon(
-            "gnome-keyring-daemon", ["--foreground", "--components=secrets"] + (unlocked ? ["--unlock"] : []),
+        self.environment = environment
+        password = unlocked ? Data(UUID().uuidString.utf8) : nil
+        daemon = Mutex(nil)
+        try await start()
+    }
+
+    /// Starts the daemon on this keyring's home and waits until it owns the Secret
+    /// Service's name; with a password, the login keyring is unlocked with it.
+    private func start() async throws {
+        let started = try Daemon(
+            "gnome-keyring-daemon", ["--foreground", "--components=secrets"] + (password == nil ? [] : ["--unlock"]),
             environment: environment, input: password)
+        daemon.withLock { $0 = started }
         do {
             // Ready when it owns the Secret Service's name; gdbus waits for exactly that.
             try await ToolRun.run(
@@ -64,12 +76,20 @@ final class PrivateKeyring: Sendable {
     }
 
     /// Stops the keyring; the bus stays up for whoever started it.
-    func stop() {
-        daemon.stop()
+    public func stop() {
+        daemon.withLock { $0.take() }?.stop()
+    }
+
+    /// Stops the keyring and starts it again on the same files, unlocked with the same
+    /// password: how a test unlocks a collection it locked (gnome-keyring unlocks only
+    /// through a prompt otherwise), or brings back a daemon it stopped.
+    public func restart() async throws {
+        stop()
+        try await start()
     }
 
     /// The object path the `default` alias names, or `/` when there is none.
-    func defaultCollectionPath() async throws -> String {
+    public func defaultCollectionPath() async throws -> String {
         let reply = try await bus.send([
             "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
             "org.freedesktop.Secret.Service.ReadAlias", "string:default",
@@ -81,7 +101,7 @@ final class PrivateKeyring: Sendable {
     }
 
     /// Locks the default collection, as a user's keyring tool would (the Service's `Lock`).
-    func lockDefaultCollection() async throws {
+    public func lockDefaultCollection() async throws {
         let path = try await defaultCollectionPath()
         try await bus.send([
             "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.Lock",
@@ -90,7 +110,7 @@ final class PrivateKeyring: Sendable {
     }
 
     /// Whether the default collection is locked, asked of the service directly.
-    func defaultCollectionIsLocked() async throws -> Bool {
+    public func defaultCollectionIsLocked() async throws -> Bool {
         let path = try await defaultCollectionPath()
         let reply = try await bus.send([
             "--dest=org.freedesktop.secrets", path, "org.freedesktop.DBus.Properties.Get",

@@ -1,16 +1,22 @@
 import Foundation
-import KeepConformance
 
 /// `secret-tool`, libsecret's own command-line client: an independent witness of what
 /// Keep put in the keyring, and a second writer Keep must read.
-struct SecretTool {
+public struct SecretTool {
     /// The environment it runs in: a private bus's, or this process's (the session keyring).
-    let environment: [String: String]?
+    public let environment: [String: String]?
 
-    static var isInstalled: Bool { ToolRun.isInstalled("secret-tool") }
+    public init(environment: [String: String]?) {
+        self.environment = environment
+    }
 
-    /// Stores `value` under `attributes`, as a user would at a shell.
-    func store(label: String, _ attributes: KeyValuePairs<String, String>, value: String) async throws {
+    public static var isInstalled: Bool { ToolRun.isInstalled("secret-tool") }
+
+    /// Stores `value` under `attributes` (a dictionary, or name-value pairs in order), as a
+    /// user would at a shell.
+    public func store(
+        label: String, _ attributes: some Sequence<(key: String, value: String)>, value: String
+    ) async throws {
         try await ToolRun.run(
             "secret-tool", ["store", "--label=\(label)"] + Self.arguments(attributes), environment: environment,
             input: Data(value.utf8)
@@ -18,7 +24,7 @@ struct SecretTool {
     }
 
     /// The value stored under `attributes`, or `nil` when secret-tool finds none.
-    func lookup(_ attributes: KeyValuePairs<String, String>) async throws -> String? {
+    public func lookup(_ attributes: some Sequence<(key: String, value: String)>) async throws -> String? {
         let result = try await ToolRun.run(
             "secret-tool", ["lookup"] + Self.arguments(attributes), environment: environment)
         if result.status == 1 && result.output.isEmpty { return nil }
@@ -27,7 +33,7 @@ struct SecretTool {
 
     /// What `secret-tool search --all` reports for `attributes`: how many items match, and
     /// every value of each attribute across them.
-    func search(_ attributes: KeyValuePairs<String, String>) async throws -> SearchResult {
+    public func search(_ attributes: some Sequence<(key: String, value: String)>) async throws -> SearchResult {
         let result = try await ToolRun.run(
             "secret-tool", ["search", "--all"] + Self.arguments(attributes), environment: environment)
         // Finding nothing is exit status 1 with nothing printed.
@@ -45,15 +51,15 @@ struct SecretTool {
         return SearchResult(count: count, attributes: values)
     }
 
-    private static func arguments(_ attributes: KeyValuePairs<String, String>) -> [String] {
+    private static func arguments(_ attributes: some Sequence<(key: String, value: String)>) -> [String] {
         attributes.flatMap { [$0.key, $0.value] }
     }
 }
 
 /// What `secret-tool search --all` found.
-struct SearchResult {
+public struct SearchResult {
     /// How many items matched.
-    let count: Int
+    public let count: Int
     /// Every value each attribute has across the items found.
-    let attributes: [String: [String]]
+    public let attributes: [String: [String]]
 }

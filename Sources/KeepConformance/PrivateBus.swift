@@ -1,19 +1,18 @@
 import Foundation
-import KeepConformance
 
 /// A D-Bus session bus of a test's own: a `dbus-daemon` child listening on a socket in the
 /// test's temporary directory.
 ///
 /// Its configuration names no service directories, so nothing on it is ever started on
 /// demand: a Secret Service is there only when a test starts one (``PrivateKeyring``).
-final class PrivateBus: Sendable {
+public final class PrivateBus: Sendable {
     /// The bus's D-Bus address, for an adapter's `init(busAddress:)` or a client's
     /// `DBUS_SESSION_BUS_ADDRESS`.
-    let address: String
+    public let address: String
     private let daemon: Daemon
 
     /// Starts a bus listening in `directory`, and returns once it accepts connections.
-    init(in directory: TemporaryDirectory) async throws {
+    public init(in directory: TemporaryDirectory) async throws {
         let config = directory.appending("bus.conf")
         let socket = directory.appending("bus")
         let text = """
@@ -43,13 +42,13 @@ final class PrivateBus: Sendable {
     }
 
     /// Stops the bus; everything connected to it loses it.
-    func stop() {
+    public func stop() {
         daemon.stop()
     }
 
     /// The environment a client or daemon on this bus runs in: this process's, with the
     /// bus address replaced and no display to reach a desktop through.
-    func environment(_ overrides: [String: String] = [:]) -> [String: String] {
+    public func environment(_ overrides: [String: String] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = nil
         environment["WAYLAND_DISPLAY"] = nil
@@ -60,7 +59,7 @@ final class PrivateBus: Sendable {
 
     /// Runs `dbus-send` against this bus, for the calls a user's keyring tool would make.
     @discardableResult
-    func send(_ arguments: [String]) async throws -> ToolRun {
+    public func send(_ arguments: [String]) async throws -> ToolRun {
         try await ToolRun.run("dbus-send", ["--bus=\(address)", "--print-reply"] + arguments).succeeded("dbus-send")
     }
 }
