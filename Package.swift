@@ -31,7 +31,10 @@ let package = Package(
         // Adapters, each named after its mechanism.
         .target(name: "KeepFileStore", dependencies: ["KeepPorts"]),
         .target(name: "KeepSecretService", dependencies: ["KeepPorts", "CLibSecret"]),
-        .target(name: "KeepSealed", dependencies: ["KeepPorts", "CCrypto", "CSQLite"]),
+        // libcrypto is Linux's: elsewhere the sealer is the platform's own (CryptoKit), not written yet.
+        .target(
+            name: "KeepSealed",
+            dependencies: ["KeepPorts", "CSQLite", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
         // The contracts as data, and the broken adapters that prove them.
         .target(name: "KeepConformance", dependencies: ["KeepPorts"]),
         // What the bytes mean: chats, settings, migration, boot. Ports only.
@@ -39,7 +42,11 @@ let package = Package(
         // The composition root: the only place (besides the benchmarks) that builds adapters.
         .target(
             name: "KeepApp",
-            dependencies: ["KeepPorts", "KeepCore", "KeepFileStore", "KeepSecretService", "KeepSealed"]
+            dependencies: [
+                "KeepPorts", "KeepCore", "KeepFileStore", "KeepSealed",
+                // The Secret Service is Linux's keychain; Platform chooses the adapters in one place.
+                .target(name: "KeepSecretService", condition: .when(platforms: [.linux])),
+            ]
         ),
         .executableTarget(name: "keep", dependencies: ["KeepApp"]),
         // A test tool, not a product: the writer the kill -9 torture tests kill and reopen after.

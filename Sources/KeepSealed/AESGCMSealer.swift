@@ -1,154 +1,158 @@
-/// The sealing port on libcrypto: AES-256-GCM for payloads, HMAC-SHA256 for subjects.
-///
-/// Made from the 32-byte data key, which it never uses directly: HKDF-SHA256 derives a
-/// sealing key, a subject-hashing key and a key check from it, each under its own label,
-/// so no key serves two purposes. The derived keys live in one buffer of their own,
-/// wiped with `OPENSSL_cleanse` when the last copy of the sealer goes away.
-///
-/// A sealed payload is `format (1) ‖ nonce (12) ‖ ciphertext ‖ tag (16)`. The nonce is
-/// fresh from `RAND_bytes` for every seal; the associated data is the row's
-/// ``SealBinding`` (owner, kind, shape version, subject hash, length-prefixed). Sealing
-/// writes straight into the result and opening decrypts straight into the returned
-/// bytes: no copy of the payload is made on the way.
-public struct AESGCMSealer: SealingPort {
-    private let keys: DerivedKeys
-    private let cipher: LibCrypto.Cipher
+#if canImport(CCrypto)
+    /// The sealing port on libcrypto: AES-256-GCM for payloads, HMAC-SHA256 for subjects.
+    ///
+    /// Made from the 32-byte data key, which it never uses directly: HKDF-SHA256 derives a
+    /// sealing key, a subject-hashing key and a key check from it, each under its own label,
+    /// so no key serves two purposes. The derived keys live in one buffer of their own,
+    /// wiped with `OPENSSL_cleanse` when the last copy of the sealer goes away.
+    ///
+    /// A sealed payload is `format (1) ‖ nonce (12) ‖ ciphertext ‖ tag (16)`. The nonce is
+    /// fresh from `RAND_bytes` for every seal; the associated data is the row's
+    /// ``SealBinding`` (owner, kind, shape version, subject hash, length-prefixed). Sealing
+    /// writes straight into the result and opening decrypts straight into the returned
+    /// bytes: no copy of the payload is made on the way.
+    public struct AESGCMSealer: SealingPort {
+        private let keys: DerivedKeys
+        private let cipher: LibCrypto.Cipher
 
-    /// A sealer under `dataKey`; a typed ``SealingError/Code/malformed`` error unless it
-    /// is 32 bytes. The caller's copy of the key is not kept: wipe it when done.
-    public init(dataKey: [UInt8]) throws(SealingError) {
-        guard dataKey.count == LibCrypto.keyCount else {
-            throw SealingError(
-                code: .malformed, operation: "data key",
-                detail: "a data key is \(LibCrypto.keyCount) bytes, not \(dataKey.count)")
+        /// A sealer under `dataKey`; a typed ``SealingError/Code/malformed`` error unless it
+        /// is 32 bytes. The caller's copy of the key is not kept: wipe it when done.
+        public init(dataKey: [UInt8]) throws(SealingError) {
+            guard dataKey.count == LibCrypto.keyCount else {
+                throw SealingError(
+                    code: .malformed, operation: "data key",
+                    detail: "a data key is \(LibCrypto.keyCount) bytes, not \(dataKey.count)")
+            }
+            keys = try dataKey.withBytes { key throws(SealingError) in try DerivedKeys(dataKey: key) }
+            cipher = try LibCrypto.Cipher()
         }
-        keys = try dataKey.withBytes { key throws(SealingError) in try DerivedKeys(dataKey: key) }
-        cipher = try LibCrypto.Cipher()
-    }
 
-    public func seal(_ payload: [UInt8], for binding: SealBinding) throws(SealingError) -> SealedPayload {
-        let associated = binding.associatedData(format: SealedPayload.format)
-        let nonceEnd = 1 + SealedPayload.nonceCount
-        let tagStart = nonceEnd + payload.count
-        let total = tagStart + SealedPayload.tagCount
-        let bytes = try [UInt8](unsafeUninitializedCapacity: total) { (buffer, initialized) throws(SealingError) in
-            let out = UnsafeMutableRawBufferPointer(buffer)
-            out[0] = SealedPayload.format
-            let nonce = UnsafeMutableRawBufferPointer(rebasing: out[1..<nonceEnd])
-            // A fresh random nonce for every seal: GCM under one key must never see a
-            // nonce twice, and 96 random bits make a repeat negligible.
-            try LibCrypto.fillRandom(nonce)
-            try payload.withBytes { plaintext throws(SealingError) in
-                try associated.withBytes { aad throws(SealingError) in
-                    try LibCrypto.sealAES256GCM(
-                        cipher, key: keys.sealing, nonce: UnsafeRawBufferPointer(nonce), aad: aad, plaintext: plaintext,
-                        ciphertext: UnsafeMutableRawBufferPointer(rebasing: out[nonceEnd..<tagStart]),
-                        tag: UnsafeMutableRawBufferPointer(rebasing: out[tagStart..<total]))
+        public func seal(_ payload: [UInt8], for binding: SealBinding) throws(SealingError) -> SealedPayload {
+            let associated = binding.associatedData(format: SealedPayload.format)
+            let nonceEnd = 1 + SealedPayload.nonceCount
+            let tagStart = nonceEnd + payload.count
+            let total = tagStart + SealedPayload.tagCount
+            let bytes = try [UInt8](unsafeUninitializedCapacity: total) { (buffer, initialized) throws(SealingError) in
+                let out = UnsafeMutableRawBufferPointer(buffer)
+                out[0] = SealedPayload.format
+                let nonce = UnsafeMutableRawBufferPointer(rebasing: out[1..<nonceEnd])
+                // A fresh random nonce for every seal: GCM under one key must never see a
+                // nonce twice, and 96 random bits make a repeat negligible.
+                try LibCrypto.fillRandom(nonce)
+                try payload.withBytes { plaintext throws(SealingError) in
+                    try associated.withBytes { aad throws(SealingError) in
+                        try LibCrypto.sealAES256GCM(
+                            cipher, key: keys.sealing, nonce: UnsafeRawBufferPointer(nonce), aad: aad,
+                            plaintext: plaintext,
+                            ciphertext: UnsafeMutableRawBufferPointer(rebasing: out[nonceEnd..<tagStart]),
+                            tag: UnsafeMutableRawBufferPointer(rebasing: out[tagStart..<total]))
+                    }
                 }
+                initialized = total
             }
-            initialized = total
+            return SealedPayload(sealed: bytes)
         }
-        return SealedPayload(sealed: bytes)
-    }
 
-    public func open(_ sealed: SealedPayload, for binding: SealBinding) throws(SealingError) -> [UInt8] {
-        let associated = binding.associatedData(format: SealedPayload.format)
-        let nonceEnd = 1 + SealedPayload.nonceCount
-        let tagStart = sealed.bytes.count - SealedPayload.tagCount
-        let count = tagStart - nonceEnd
-        return try [UInt8](unsafeUninitializedCapacity: count) { (buffer, initialized) throws(SealingError) in
-            try sealed.bytes.withBytes { all throws(SealingError) in
-                try associated.withBytes { aad throws(SealingError) in
-                    try LibCrypto.openAES256GCM(
-                        cipher, key: keys.sealing, nonce: UnsafeRawBufferPointer(rebasing: all[1..<nonceEnd]), aad: aad,
-                        ciphertext: UnsafeRawBufferPointer(rebasing: all[nonceEnd..<tagStart]),
-                        tag: UnsafeRawBufferPointer(rebasing: all[tagStart...]),
-                        plaintext: UnsafeMutableRawBufferPointer(buffer))
+        public func open(_ sealed: SealedPayload, for binding: SealBinding) throws(SealingError) -> [UInt8] {
+            let associated = binding.associatedData(format: SealedPayload.format)
+            let nonceEnd = 1 + SealedPayload.nonceCount
+            let tagStart = sealed.bytes.count - SealedPayload.tagCount
+            let count = tagStart - nonceEnd
+            return try [UInt8](unsafeUninitializedCapacity: count) { (buffer, initialized) throws(SealingError) in
+                try sealed.bytes.withBytes { all throws(SealingError) in
+                    try associated.withBytes { aad throws(SealingError) in
+                        try LibCrypto.openAES256GCM(
+                            cipher, key: keys.sealing, nonce: UnsafeRawBufferPointer(rebasing: all[1..<nonceEnd]),
+                            aad: aad,
+                            ciphertext: UnsafeRawBufferPointer(rebasing: all[nonceEnd..<tagStart]),
+                            tag: UnsafeRawBufferPointer(rebasing: all[tagStart...]),
+                            plaintext: UnsafeMutableRawBufferPointer(buffer))
+                    }
                 }
+                initialized = count
             }
-            initialized = count
         }
-    }
 
-    public func subjectHash(_ subject: String) throws(SealingError) -> SubjectHash {
-        let message = Array(subject.utf8)
-        let hash = try [UInt8](unsafeUninitializedCapacity: SubjectHash.byteCount) {
-            (buffer, initialized) throws(SealingError) in
-            try message.withBytes { message throws(SealingError) in
-                try LibCrypto.hmacSHA256(
-                    key: keys.hashing, message: message, into: UnsafeMutableRawBufferPointer(buffer))
-            }
-            initialized = SubjectHash.byteCount
-        }
-        return try SubjectHash(bytes: hash)
-    }
-
-    /// A value that identifies the data key without revealing it or any key derived
-    /// for use: stored beside the sealed rows, it tells whether they were sealed under
-    /// the key at hand.
-    var keyCheck: [UInt8] { Array(keys.check) }
-
-    /// 32 fresh random bytes for a new data key.
-    static func makeDataKey() throws(SealingError) -> [UInt8] {
-        try [UInt8](unsafeUninitializedCapacity: LibCrypto.keyCount) { (buffer, initialized) throws(SealingError) in
-            try LibCrypto.fillRandom(UnsafeMutableRawBufferPointer(buffer))
-            initialized = LibCrypto.keyCount
-        }
-    }
-
-    /// Overwrites `key` with zeros: for the caller's copy of a data key once used.
-    static func wipe(_ key: inout [UInt8]) {
-        key.withUnsafeMutableBytes { LibCrypto.cleanse($0) }
-    }
-}
-
-// MARK: - The derived keys
-
-/// The three keys HKDF-SHA256 derives from a data key, in one buffer that is wiped and
-/// freed when the last sealer holding it goes away.
-///
-/// `@unchecked Sendable`: the buffer is written once, in `init`, and only read after.
-private final class DerivedKeys: @unchecked Sendable {
-    /// `sealing (32) ‖ hashing (32) ‖ check (32)`.
-    private let storage: UnsafeMutableRawBufferPointer
-
-    /// The labels that make each derived key different; changing one changes every key
-    /// derived from it, so they are fixed for format 1.
-    private static let labels = [
-        "keep sealed v1: AES-256-GCM payload key", "keep sealed v1: HMAC-SHA256 subject key",
-        "keep sealed v1: data key check",
-    ]
-
-    init(dataKey: UnsafeRawBufferPointer) throws(SealingError) {
-        let count = LibCrypto.keyCount
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count * Self.labels.count, alignment: 16)
-        do throws(SealingError) {
-            for (index, label) in Self.labels.enumerated() {
-                try Array(label.utf8).withBytes { info throws(SealingError) in
-                    try LibCrypto.hkdfSHA256(
-                        key: dataKey, salt: UnsafeRawBufferPointer(start: nil, count: 0), info: info,
-                        into: UnsafeMutableRawBufferPointer(rebasing: buffer[index * count..<(index + 1) * count]))
+        public func subjectHash(_ subject: String) throws(SealingError) -> SubjectHash {
+            let message = Array(subject.utf8)
+            let hash = try [UInt8](unsafeUninitializedCapacity: SubjectHash.byteCount) {
+                (buffer, initialized) throws(SealingError) in
+                try message.withBytes { message throws(SealingError) in
+                    try LibCrypto.hmacSHA256(
+                        key: keys.hashing, message: message, into: UnsafeMutableRawBufferPointer(buffer))
                 }
+                initialized = SubjectHash.byteCount
             }
-        } catch {
-            LibCrypto.cleanse(buffer)
-            buffer.deallocate()
-            throw error
+            return try SubjectHash(bytes: hash)
         }
-        storage = buffer
+
+        /// A value that identifies the data key without revealing it or any key derived
+        /// for use: stored beside the sealed rows, it tells whether they were sealed under
+        /// the key at hand.
+        var keyCheck: [UInt8] { Array(keys.check) }
+
+        /// 32 fresh random bytes for a new data key.
+        static func makeDataKey() throws(SealingError) -> [UInt8] {
+            try [UInt8](unsafeUninitializedCapacity: LibCrypto.keyCount) { (buffer, initialized) throws(SealingError) in
+                try LibCrypto.fillRandom(UnsafeMutableRawBufferPointer(buffer))
+                initialized = LibCrypto.keyCount
+            }
+        }
+
+        /// Overwrites `key` with zeros: for the caller's copy of a data key once used.
+        static func wipe(_ key: inout [UInt8]) {
+            key.withUnsafeMutableBytes { LibCrypto.cleanse($0) }
+        }
     }
 
-    deinit {
-        LibCrypto.cleanse(storage)
-        storage.deallocate()
-    }
+    // MARK: - The derived keys
 
-    var sealing: UnsafeRawBufferPointer { slice(0) }
-    var hashing: UnsafeRawBufferPointer { slice(1) }
-    var check: UnsafeRawBufferPointer { slice(2) }
+    /// The three keys HKDF-SHA256 derives from a data key, in one buffer that is wiped and
+    /// freed when the last sealer holding it goes away.
+    ///
+    /// `@unchecked Sendable`: the buffer is written once, in `init`, and only read after.
+    private final class DerivedKeys: @unchecked Sendable {
+        /// `sealing (32) ‖ hashing (32) ‖ check (32)`.
+        private let storage: UnsafeMutableRawBufferPointer
 
-    private func slice(_ index: Int) -> UnsafeRawBufferPointer {
-        let count = LibCrypto.keyCount
-        return UnsafeRawBufferPointer(rebasing: storage[index * count..<(index + 1) * count])
+        /// The labels that make each derived key different; changing one changes every key
+        /// derived from it, so they are fixed for format 1.
+        private static let labels = [
+            "keep sealed v1: AES-256-GCM payload key", "keep sealed v1: HMAC-SHA256 subject key",
+            "keep sealed v1: data key check",
+        ]
+
+        init(dataKey: UnsafeRawBufferPointer) throws(SealingError) {
+            let count = LibCrypto.keyCount
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count * Self.labels.count, alignment: 16)
+            do throws(SealingError) {
+                for (index, label) in Self.labels.enumerated() {
+                    try Array(label.utf8).withBytes { info throws(SealingError) in
+                        try LibCrypto.hkdfSHA256(
+                            key: dataKey, salt: UnsafeRawBufferPointer(start: nil, count: 0), info: info,
+                            into: UnsafeMutableRawBufferPointer(rebasing: buffer[index * count..<(index + 1) * count]))
+                    }
+                }
+            } catch {
+                LibCrypto.cleanse(buffer)
+                buffer.deallocate()
+                throw error
+            }
+            storage = buffer
+        }
+
+        deinit {
+            LibCrypto.cleanse(storage)
+            storage.deallocate()
+        }
+
+        var sealing: UnsafeRawBufferPointer { slice(0) }
+        var hashing: UnsafeRawBufferPointer { slice(1) }
+        var check: UnsafeRawBufferPointer { slice(2) }
+
+        private func slice(_ index: Int) -> UnsafeRawBufferPointer {
+            let count = LibCrypto.keyCount
+            return UnsafeRawBufferPointer(rebasing: storage[index * count..<(index + 1) * count])
+        }
     }
-}
+#endif

@@ -30,13 +30,16 @@ public struct DataKeyVault: Sendable {
     public static let keyName = "kept-data-key"
 
     public let keys: any KeyStorePort
+    /// The mechanism that makes data keys and the sealer each key makes.
+    public let sealing: any DataKeySealing
     /// The kept-data database (`<data root>/kept.sqlite`).
     public let databasePath: String
     /// The lock file the decision holds (`<database>.lock`): it holds no data.
     public var lockPath: String { databasePath + ".lock" }
 
-    public init(keys: any KeyStorePort, databasePath: String) {
+    public init(keys: any KeyStorePort, sealing: any DataKeySealing, databasePath: String) {
         self.keys = keys
+        self.sealing = sealing
         self.databasePath = databasePath
     }
 
@@ -63,23 +66,23 @@ public struct DataKeyVault: Sendable {
             return .notKept(.keyStoreUnavailable(error))
         }
         // Best effort: wipe our copy of the key once the sealer has derived its own keys.
-        defer { AESGCMSealer.wipe(&key) }
+        defer { key.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         let loss: KeyLossNotice.Reason? =
             switch key.count {
-            case LibCrypto.keyCount: nil
+            case sealing.keyCount: nil
             case 0: .keyMissing
             default: .keyUnreadable
             }
         if loss != nil {
-            do { key = try AESGCMSealer.makeDataKey() } catch { throw .sealing(error) }
+            do { key = try sealing.makeKey() } catch { throw .sealing(error) }
         }
-        let sealer: AESGCMSealer
-        do { sealer = try AESGCMSealer(dataKey: key) } catch { throw .sealing(error) }
+        let made: (sealer: any SealingPort, keyCheck: [UInt8])
+        do { made = try sealing.sealer(for: key) } catch { throw .sealing(error) }
         if loss != nil {
             do { try await keys.store(name, key) } catch { return .notKept(.keyStoreUnavailable(error)) }
         }
-        let notice = try await follow(sealer.keyCheck, loss: loss)
-        return .kept(sealer, notice: notice)
+        let notice = try await follow(made.keyCheck, loss: loss)
+        return .kept(made.sealer, notice: notice)
     }
 
     /// Records that the ``KeyLossNotice`` was shown, so it is not answered again.

@@ -13,7 +13,7 @@ struct DataKeyVaultTests {
         let directory: TemporaryDirectory
         let keyring = KeyringDouble()
         var path: String { directory.appending("kept.sqlite") }
-        var vault: DataKeyVault { DataKeyVault(keys: keyring, databasePath: path) }
+        var vault: DataKeyVault { DataKeyVault(keys: keyring, sealing: AESGCMSealing(), databasePath: path) }
 
         init() throws {
             directory = try TemporaryDirectory()
@@ -89,7 +89,7 @@ struct DataKeyVaultTests {
         let directory = try TemporaryDirectory()
         let path = directory.appending("kept.sqlite")
         let memory = MemoryKeyStore()
-        let state = try await DataKeyVault(keys: memory, databasePath: path).open()
+        let state = try await DataKeyVault(keys: memory, sealing: AESGCMSealing(), databasePath: path).open()
         guard case .notKept(.noSecureStore(.processMemory)) = state else {
             Issue.record("a process-memory key store was used as if secure: \(state)")
             return
@@ -99,7 +99,9 @@ struct DataKeyVaultTests {
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(String(describing: NotKeptReason.noSecureStore(.processMemory)).contains("nothing is kept"))
         // The pair: a key store that persists is used.
-        #expect(try await DataKeyVault(keys: KeyringDouble(), databasePath: path).open().sealer != nil)
+        #expect(
+            try await DataKeyVault(keys: KeyringDouble(), sealing: AESGCMSealing(), databasePath: path).open().sealer
+                != nil)
     }
 
     @Test("a key store that cannot be reached keeps nothing this launch and leaves kept data as it was")

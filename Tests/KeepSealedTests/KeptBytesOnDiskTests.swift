@@ -14,7 +14,8 @@ struct KeptBytesOnDiskTests {
     func noTraceOfPlaintextOnDisk() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.appending("kept.sqlite")
-        let sealer = try #require(try await DataKeyVault(keys: KeyringDouble(), databasePath: path).open().sealer)
+        let sealer = try #require(
+            try await DataKeyVault(keys: KeyringDouble(), sealing: AESGCMSealing(), databasePath: path).open().sealer)
         let model = "secret-model-\(UUID().uuidString)"
         let server = "https://private-\(UUID().uuidString).example.test/v1"
         let needles = [model, server, "private-", "secret-model"]

@@ -83,7 +83,7 @@ public struct KeptData: Sendable {
                 return try await inMemory(.failed("\(root) cannot be made: \(error)"), http: http, warn: warn)
             }
         }
-        let vault = DataKeyVault(keys: keys, databasePath: path)
+        let vault = DataKeyVault(keys: keys, sealing: Platform.sealing, databasePath: path)
         let state: VaultState
         do {
             state = try await vault.open()
@@ -133,11 +133,14 @@ public struct KeptData: Sendable {
     private static func inMemory(
         _ status: Status, http: any ServerHTTPPort, warn: @Sendable (String) -> Void
     ) async throws(KeptError) -> KeptData {
-        var generator = SystemRandomNumberGenerator()
-        var key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        defer { key.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-        let sealer: AESGCMSealer
-        do { sealer = try AESGCMSealer(dataKey: key) } catch { throw .sealing("make a key for this run", error) }
+        let sealer: any SealingPort
+        do {
+            var key = try Platform.sealing.makeKey()
+            defer { key.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            sealer = try Platform.sealing.sealer(for: key).sealer
+        } catch {
+            throw .sealing("make a key for this run", error)
+        }
         return try await launched(
             status, engines: EnginesKeeper(store: EnginesMemoryStore(), sealer: sealer, http: http),
             chats: ChatsKeeper(store: ChatsMemoryStore(), sealer: sealer), notice: nil, warn: warn)

@@ -1,10 +1,18 @@
 import KeepCore
 import KeepFileStore
 import KeepPorts
-import KeepSecretService
+import KeepSealed
+
+#if canImport(KeepSecretService)
+    import KeepSecretService
+#endif
 
 /// Platform detection: which adapters this machine gets. The only code, besides the
-/// benchmarks, that constructs a storage or secrets adapter.
+/// benchmarks, that constructs a storage, secrets, key-store or sealing adapter.
+///
+/// The Linux adapters (the Secret Service, libcrypto's sealer) are Linux-only in the
+/// manifest; on another platform its own pair (a Keychain adapter, a CryptoKit sealer)
+/// goes in the `#else` branches here, and nowhere else.
 public enum Platform {
     /// The app's store under `root`: the ``FileStore``, wrapped so that before its first
     /// use it copies, once, what an older build left in `<root>/store.json`.
@@ -29,6 +37,15 @@ public enum Platform {
         return PreparedStorage(store, migratingFrom: legacy, onError: onMigrationError)
     }
 
+    /// How kept data is sealed on this platform: AES-256-GCM on libcrypto. The vault and the
+    /// in-memory fallback both take it from here, so a platform's own cryptography is one
+    /// line to change.
+    #if os(Linux)
+        static let sealing: any DataKeySealing = AESGCMSealing()
+    #else
+        #error("Keep has no sealer for this platform yet: a CryptoKit DataKeySealing goes here")
+    #endif
+
     /// The keychain for this launch: the Secret Service on the session bus, probed once.
     /// When it answers but refuses (locked, no default collection, failing) it is still
     /// the keychain, with the refusal as ``SecretsBackend/keyringRefusal``: a locked keyring
@@ -41,25 +58,30 @@ public enum Platform {
     /// is started to find one.
     public static func secretsFor(_ environment: LaunchEnvironment) async -> SecretsBackend {
         let reason: SecretsError
-        if let address = environment.sessionBusAddress {
-            do {
-                let secrets = try SecretServiceSecrets(busAddress: address)
-                let keyStore = try SecretServiceKeyStore(busAddress: address)
+        #if canImport(KeepSecretService)
+            if let address = environment.sessionBusAddress {
                 do {
-                    try await secrets.checkAvailable()
-                    return SecretsBackend(secrets: secrets, keyStore: keyStore)
-                } catch  where !usesProcessMemory(error.code) {
-                    return SecretsBackend(secrets: secrets, keyStore: keyStore, keyringRefusal: error)
+                    let secrets = try SecretServiceSecrets(busAddress: address)
+                    let keyStore = try SecretServiceKeyStore(busAddress: address)
+                    do {
+                        try await secrets.checkAvailable()
+                        return SecretsBackend(secrets: secrets, keyStore: keyStore)
+                    } catch  where !usesProcessMemory(error.code) {
+                        return SecretsBackend(secrets: secrets, keyStore: keyStore, keyringRefusal: error)
+                    }
+                } catch {
+                    reason = error
                 }
-            } catch {
-                reason = error
+            } else {
+                reason = SecretsError(
+                    code: .noSessionBus, operation: "connect",
+                    detail: "there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and there is no "
+                        + "$XDG_RUNTIME_DIR/bus); log in to a desktop session, or run keep under `dbus-run-session`")
             }
-        } else {
+        #else
             reason = SecretsError(
-                code: .noSessionBus, operation: "connect",
-                detail: "there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and there is no "
-                    + "$XDG_RUNTIME_DIR/bus); log in to a desktop session, or run keep under `dbus-run-session`")
-        }
+                code: .noService, operation: "connect", detail: "keep has no keychain adapter for this platform yet")
+        #endif
         let keys = environment.environmentKeys
         return SecretsBackend(
             secrets: MemorySecrets(

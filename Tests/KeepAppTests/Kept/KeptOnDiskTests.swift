@@ -28,7 +28,8 @@ struct KeptOnDiskTests {
         let needles = models + [host, address.text, says, apiKey, chat, "firstSeen", "untilForgotten", "\"servers\""]
         let planted = "planted-plaintext-\(unique)"
 
-        let sealer = try #require(try await DataKeyVault(keys: TestKeyring(), databasePath: path).open().sealer)
+        let sealer = try #require(
+            try await DataKeyVault(keys: TestKeyring(), sealing: AESGCMSealing(), databasePath: path).open().sealer)
         do {
             let database = try SQLiteDatabase(path: path)
             let server = ScriptedServer(.models(models), says: says)
@@ -83,7 +84,8 @@ struct KeptOnDiskTests {
     func tablesAreOwnerPrefixed() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.appending("kept.sqlite")
-        _ = try #require(try await DataKeyVault(keys: TestKeyring(), databasePath: path).open().sealer)
+        _ = try #require(
+            try await DataKeyVault(keys: TestKeyring(), sealing: AESGCMSealing(), databasePath: path).open().sealer)
         do {
             let database = try SQLiteDatabase(path: path)
             _ = try await EnginesSQLiteStore.open(database)
