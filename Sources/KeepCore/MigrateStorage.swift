@@ -16,12 +16,22 @@ import KeepPorts
 /// - **A failure does not stop the copy**: every value that can be copied is, then
 ///   ``MigrationError`` lists what failed, and the missing marker makes the next launch
 ///   try again.
+/// - **A member that can never be copied is skipped, once.** A value that is not text
+///   (``StorageError/Code/corrupt``) or an id the target cannot hold
+///   (``StorageError/Code/invalidId``) fails the same way at every try: retrying would
+///   copy everything else again at every launch, bringing back what the user removed since.
+///   Such a member is recorded, with why, in the marker (``MigrationMarker``) and the
+///   report, and the migration finishes.
+///
+/// Linear in the number of members: each is listed once, read once from the source (give
+/// a source that reads its file once, such as a snapshot) and checked once in the target.
+/// `progress` is told (members done, members in all) after each member.
 ///
 /// Every namespace is copied, `cache` included, except the marker itself. `now` stamps the
-/// marker's value (the time the copy finished).
+/// marker (the time the copy finished).
 public func migrateStorage(
     from source: any StoragePort, to target: any StoragePort, marker: String = "migrated-from-store-json",
-    now: @Sendable () -> Date = { Date() }
+    now: @Sendable () -> Date = { Date() }, progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
 ) async throws(MigrationError) -> MigrationReport {
     let markerKey = StorageKey(.cache, marker)
     do {
@@ -34,38 +44,42 @@ public func migrateStorage(
     var copied = 0
     var keptNewer = 0
     var failures: [StorageError] = []
+    var skipped: [StorageError] = []
+    var keys: [StorageKey] = []
     for namespace in Namespace.allCases {
-        let ids: [String]
         do {
-            ids = try await source.listIds(namespace)
+            keys += try await source.listIds(namespace).sorted().map { StorageKey(namespace, $0) }
         } catch {
             failures.append(error)
-            continue
         }
-        for id in ids.sorted() {
-            let key = StorageKey(namespace, id)
-            if key == markerKey { continue }
-            do throws(StorageError) {
-                guard try await target.read(key) == nil else {
-                    keptNewer += 1
-                    continue
-                }
-                // Listed a moment ago but gone now: nothing to carry over.
-                guard let value = try await source.read(key) else { continue }
-                try await target.write(key, value)
-                copied += 1
-            } catch {
-                failures.append(error)
+    }
+    for (done, key) in keys.enumerated() {
+        defer { progress(done + 1, keys.count) }
+        if key == markerKey { continue }
+        do throws(StorageError) {
+            guard try await target.read(key) == nil else {
+                keptNewer += 1
+                continue
             }
+            // Listed a moment ago but gone now: nothing to carry over.
+            guard let value = try await source.read(key) else { continue }
+            try await target.write(key, value)
+            copied += 1
+        } catch let error where error.code == .corrupt || error.code == .invalidId {
+            skipped.append(error)  // fails alike at every try: recorded, never retried
+        } catch {
+            failures.append(error)
         }
     }
     guard failures.isEmpty else {
         throw MigrationError(copied: copied, failures: failures)
     }
+    let record = MigrationMarker(
+        finished: now().formatted(.iso8601), copied: copied, skipped: skipped.map(\.description))
     do {
-        try await target.write(markerKey, now().formatted(.iso8601))
+        try await target.write(markerKey, record.text)
     } catch {
         throw MigrationError(copied: copied, failures: [error])
     }
-    return MigrationReport(alreadyDone: false, copied: copied, keptNewer: keptNewer)
+    return MigrationReport(alreadyDone: false, copied: copied, keptNewer: keptNewer, skipped: skipped)
 }

@@ -103,10 +103,13 @@ public final class SettingsStore: Sendable {
             do throws(StorageError) {
                 text = try await storage.read(Self.key)
             } catch {
-                guard error.code == .corrupt else { throw .storage(error) }
-                // Bytes that are not text cannot be kept aside through a port of strings,
-                // so the file stays where it is and ``set`` refuses to replace it.
-                contents.withLock { $0 = Contents(health: .unreadable(reason: error.reason ?? "not UTF-8 text")) }
+                guard error.isOneFilesProblem else { throw .storage(error) }
+                // Bytes that are not text, a symbolic link (never followed, so never written
+                // through), a file keep may not read: none can be kept aside through a port of
+                // strings, so the file stays where it is and ``set`` refuses to replace it.
+                contents.withLock {
+                    $0 = Contents(health: .unreadable(reason: error.reason ?? error.description))
+                }
                 return
             }
             let loaded = text.map(read) ?? Contents()

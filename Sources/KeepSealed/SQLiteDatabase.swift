@@ -49,7 +49,10 @@ public actor SQLiteDatabase {
         var handle: OpaquePointer?
         // FULLMUTEX: SQLite serialises calls itself, so the actor hopping threads is safe.
         // EXRESCODE: even a failed open answers an extended code.
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE
+        // NOFOLLOW: a symbolic link planted at the database's name is refused, never followed.
+        let flags =
+            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE
+            | SQLITE_OPEN_NOFOLLOW
         let result = sqlite3_open_v2(path, &handle, flags, nil)
         guard result == SQLITE_OK, let handle else {
             let error = SQLiteError.last(handle, result, operation: "open", path: path)
