@@ -30,7 +30,7 @@ import KeepPorts
 /// Every namespace is copied, `cache` included, except the marker itself. `now` stamps the
 /// marker (the time the copy finished).
 public func migrateStorage(
-    from source: any StoragePort, to target: any StoragePort, marker: String = "migrated-from-store-json",
+    from source: any StoragePort, to target: any StoragePort, marker: String = MigrationMarker.key.id,
     now: @Sendable () -> Date = { Date() }, progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
 ) async throws(MigrationError) -> MigrationReport {
     let markerKey = StorageKey(.cache, marker)

@@ -1,4 +1,5 @@
 import Foundation
+import KeepPorts
 
 /// What the one-time migration's done-marker holds: when it finished, what it copied, and
 /// every member it skipped because it can never be copied, with why.
@@ -7,6 +8,9 @@ import Foundation
 /// skipped members are told once, at that launch, and kept here to be shown again. A marker
 /// written by an older build holds only the time; it reads as such, with nothing skipped.
 public struct MigrationMarker: Sendable, Equatable, Codable {
+    /// Where the migration from `store.json` keeps its marker, in the target store.
+    public static let key = StorageKey(.cache, "migrated-from-store-json")
+
     /// When the copy finished (ISO 8601), as the marker's writer wrote it.
     public let finished: String
     /// Values copied; `nil` in a marker of an older build.
