@@ -49,7 +49,7 @@ public enum DataRoot {
     ///
     /// Each new directory's parent is flushed, so a power cut cannot lose the directory
     /// with what is put in it next. One that exists already is fine, unless it is not a
-    /// directory (`ENOTDIR`) or is a symbolic link (`ELOOP`): keep never follows one for a
+    /// directory or is a symbolic link (`ENOTDIR` or `ELOOP`): keep never follows one for a
     /// directory it keeps data in. `directory` must be absolute.
     public static func makeDirectory(_ directory: String) throws(StorageError) {
         try makeDirectory(directory, calls: POSIXFileSystem())
@@ -63,10 +63,12 @@ public enum DataRoot {
             // Opened without following a symlink (O_NOFOLLOW | O_DIRECTORY) and flushed: it
             // is a real directory, and its entries, however they were made, are durable.
             try calls.flushDirectory(directory)
-        } catch let error where error.errno == ELOOP {
+        } catch let error where error.errno == ELOOP || error.errno == ENOTDIR {
+            // Linux answers a symlink opened O_NOFOLLOW | O_DIRECTORY with either.
             throw StorageError(
-                code: .unavailable, operation: "open", path: directory, errno: ELOOP,
-                reason: "it is a symbolic link, and keep never follows one to a directory it keeps data in")
+                code: .unavailable, operation: "open", path: directory, errno: error.errno,
+                reason: "it is not a directory, or is a symbolic link, which keep never follows to a directory it "
+                    + "keeps data in")
         }
     }
 

@@ -43,7 +43,8 @@ public struct FileStore: StoragePort {
     /// The directory the store lives under; values are in its `store` subdirectory.
     public let root: String
     private let writer: AtomicWriter
-    private var calls: any FileSystemCalls { writer.calls }
+    /// The seam every call of this store goes through.
+    package var calls: any FileSystemCalls { writer.calls }
 
     /// The store under `root` (an absolute path; see ``DataRoot``), on the real disk.
     ///
