@@ -130,7 +130,10 @@ public struct KeptData: Sendable {
     /// reason, which opening it then reports).
     static func damage(at path: String) -> String? {
         do throws(SQLiteError) {
+            // One line: SQLite's own lines, without its "*** in database main ***" heading.
             let problems = try SQLiteQuickCheck.problems(at: path, limit: 3)
+                .flatMap { $0.split(whereSeparator: \.isNewline) }
+                .filter { !$0.hasPrefix("***") }
             guard !problems.isEmpty else { return nil }
             return "\(path) is damaged (SQLite's quick check: \(problems.joined(separator: "; "))); it is left as it is"
         } catch where error.code == .corrupt {
