@@ -24,8 +24,9 @@ import KeepPorts
 ///   report, and the migration finishes.
 ///
 /// Linear in the number of members: each is listed once, read once from the source (give
-/// a source that reads its file once, such as a snapshot) and checked once in the target.
-/// `progress` is told (members done, members in all) after each member.
+/// a source that reads its file once, such as a snapshot) and checked once in the target;
+/// a few are copied at once, so their writes can share the target's flushes. `progress` is
+/// told (members done, members in all) after each member, from the calling task.
 ///
 /// Every namespace is copied, `cache` included, except the marker itself. `now` stamps the
 /// marker (the time the copy finished).
@@ -53,24 +54,36 @@ public func migrateStorage(
             failures.append(error)
         }
     }
-    for (done, key) in keys.enumerated() {
-        defer { progress(done + 1, keys.count) }
-        if key == markerKey { continue }
-        do throws(StorageError) {
-            guard try await target.read(key) == nil else {
-                keptNewer += 1
-                continue
+    // A few members in flight at once: their writes share directory flushes (a file store's
+    // group commit), so the copy is not one flush after another. Each key is its own.
+    let width = 8
+    var next = 0
+    var done = 0
+    await withTaskGroup(of: CopyOutcome.self) { group in
+        while next < keys.count || !group.isEmpty {
+            while next < keys.count && next - done < width {
+                let key = keys[next]
+                next += 1
+                if key == markerKey {
+                    done += 1
+                    progress(done, keys.count)
+                    continue
+                }
+                group.addTask { await copyMember(key, from: source, to: target) }
             }
-            // Listed a moment ago but gone now: nothing to carry over.
-            guard let value = try await source.read(key) else { continue }
-            try await target.write(key, value)
-            copied += 1
-        } catch let error where error.code == .corrupt || error.code == .invalidId {
-            skipped.append(error)  // fails alike at every try: recorded, never retried
-        } catch {
-            failures.append(error)
+            guard let outcome = await group.next() else { break }
+            switch outcome {
+            case .copied: copied += 1
+            case .keptNewer: keptNewer += 1
+            case .gone: break
+            case .skipped(let error): skipped.append(error)
+            case .failed(let error): failures.append(error)
+            }
+            done += 1
+            progress(done, keys.count)
         }
     }
+    skipped.sort { $0.description < $1.description }
     guard failures.isEmpty else {
         throw MigrationError(copied: copied, failures: failures)
     }
@@ -82,4 +95,29 @@ public func migrateStorage(
         throw MigrationError(copied: copied, failures: [error])
     }
     return MigrationReport(alreadyDone: false, copied: copied, keptNewer: keptNewer, skipped: skipped)
+}
+
+/// What copying one member did.
+private enum CopyOutcome: Sendable {
+    case copied, keptNewer, gone
+    /// Fails alike at every try: recorded, never retried.
+    case skipped(StorageError)
+    case failed(StorageError)
+}
+
+/// Copies `key` from `source` into `target` unless the target has it.
+private func copyMember(_ key: StorageKey, from source: any StoragePort, to target: any StoragePort) async
+    -> CopyOutcome
+{
+    do throws(StorageError) {
+        guard try await target.read(key) == nil else { return .keptNewer }
+        // Listed a moment ago but gone now: nothing to carry over.
+        guard let value = try await source.read(key) else { return .gone }
+        try await target.write(key, value)
+        return .copied
+    } catch let error where error.code == .corrupt || error.code == .invalidId {
+        return .skipped(error)
+    } catch {
+        return .failed(error)
+    }
 }

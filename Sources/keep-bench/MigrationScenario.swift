@@ -10,14 +10,15 @@ import Synchronization
 /// Against reading `store.json` once (a ``KeepFileStore/BlobSnapshot`` listing it, the
 /// baseline): the ratio says how many file reads the copy costs, and a copy that re-read
 /// the file for each value (as it once did) shows as thousands. Beside it, the same values
-/// written to an empty file store with no migration (the floor: one durable write each),
-/// so the migration's own overhead is the gap between those two rows. Each sample copies
-/// into a fresh store of its own, since a migration runs once.
+/// written to an empty file store one after another with no migration (one durable write
+/// each, no flush shared): the migration, which keeps a few writes in flight so they share
+/// flushes, should be below it. Each sample copies into a fresh store of its own, since a
+/// migration runs once.
 struct MigrationScenario: Scenario {
     let id = ScenarioID.migration
 
     static let migration = "migrateStorage from store.json"
-    static let writesAlone = "the same values written, no migration"
+    static let writesAlone = "the same values written one after another, no migration"
     static let readOnce = "reading store.json once"
 
     static func title(_ count: Int) -> String { "migration: \(Format.count(count)) chats from store.json" }
@@ -50,7 +51,7 @@ struct MigrationScenario: Scenario {
                         let target = try FileStore(root: fresh.next())
                         _ = try await migrateStorage(from: try BlobSnapshot(root: legacy), to: target)
                     },
-                    Contender(Self.writesAlone, note: "the floor", count: count, sampleLimit: bound) {
+                    Contender(Self.writesAlone, note: "no flush shared", count: count, sampleLimit: bound) {
                         let target = try FileStore(root: fresh.next())
                         for (key, value) in values { try await target.write(key, value) }
                     },
