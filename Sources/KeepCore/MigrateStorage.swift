@@ -106,7 +106,9 @@ private enum CopyOutcome: Sendable {
 }
 
 /// Copies `key` from `source` into `target` unless the target has it.
-private func copyMember(_ key: StorageKey, from source: any StoragePort, to target: any StoragePort) async
+private func copyMember(
+    _ key: StorageKey, from source: any StoragePort, to target: any StoragePort
+) async
     -> CopyOutcome
 {
     do throws(StorageError) {

@@ -38,7 +38,8 @@ struct MigrationScenario: Scenario {
         let check = try FileStore(root: directory + "/check")
         let report = try await migrateStorage(from: try BlobSnapshot(root: legacy), to: check)
         guard report.copied == count, report.skipped.isEmpty else {
-            throw BenchError(.setup, "migration", "copied \(report.copied) of \(count), skipped \(report.skipped.count)")
+            throw BenchError(
+                .setup, "migration", "copied \(report.copied) of \(count), skipped \(report.skipped.count)")
         }
         let values = chats.map { (StorageKey(.chats, $0.id), String(decoding: $0.bytes, as: UTF8.self)) }
         let fresh = FreshRoots(under: directory + "/targets")
@@ -73,9 +74,11 @@ private final class FreshRoots: Sendable {
     }
 
     func next() -> String {
-        base + "/" + String(counter.withLock { count in
-            count += 1
-            return count
-        })
+        base + "/"
+            + String(
+                counter.withLock { count in
+                    count += 1
+                    return count
+                })
     }
 }

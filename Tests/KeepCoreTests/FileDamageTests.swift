@@ -26,7 +26,8 @@ struct FileDamageTests {
         /// Plants the damage at `path`; `readable` is a regular file with a good value.
         func plant(at path: String, readable: String) throws {
             switch self {
-            case .symlinkToAChat: try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: readable)
+            case .symlinkToAChat:
+                try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: readable)
             case .dangling: try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "nowhere")
             case .directory: try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
             case .fifo:
@@ -72,7 +73,8 @@ struct FileDamageTests {
         }
     }
 
-    @Test("one damaged chat file is that chat's problem: the others are listed and searched", arguments: Damage.allCases)
+    @Test(
+        "one damaged chat file is that chat's problem: the others are listed and searched", arguments: Damage.allCases)
     func oneDamagedChatStaysLocal(_ damage: Damage) async throws {
         let fixture = try await Fixture()
         try damage.plant(at: fixture.file(.chats, "broken"), readable: fixture.file(.chats, "good-a"))

@@ -93,7 +93,9 @@ struct DiskEdgeTests {
         #expect(search.status == .exited(0) && search.stdout.contains(good), "\(search)")
     }
 
-    @Test("a symlinked settings file is an unreadable settings file: keep starts on the defaults, warns, never writes through")
+    @Test(
+        "a symlinked settings file is an unreadable settings file: keep starts on the defaults, warns, never writes through"
+    )
     func aSymlinkedSettingsFile() async throws {
         let sandbox = try Sandbox()
         #expect(try await sandbox.run("settings", "set", "engineId", "echo").status == .exited(0))
@@ -144,7 +146,8 @@ struct DiskEdgeTests {
     func aMigrationFinishes() async throws {
         let sandbox = try Sandbox()
         try FileManager.default.createDirectory(atPath: sandbox.root, withIntermediateDirectories: true)
-        let chat = #"{\"version\":1,\"id\":\"old\",\"title\":\"from before\",\"created\":\"2025-01-01T00:00:00.000Z\",\"updated\":\"2025-01-01T00:00:00.000Z\",\"messages\":[]}"#
+        let chat =
+            #"{\"version\":1,\"id\":\"old\",\"title\":\"from before\",\"created\":\"2025-01-01T00:00:00.000Z\",\"updated\":\"2025-01-01T00:00:00.000Z\",\"messages\":[]}"#
         let legacy = "{\"keep.chats.old\": \"\(chat)\", \"keep.chats.number\": 42}"
         try Data(legacy.utf8).write(to: URL(fileURLWithPath: sandbox.root + "/store.json"))
 

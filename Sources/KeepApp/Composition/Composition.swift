@@ -56,7 +56,8 @@ public actor Composition {
         do {
             result = .success(
                 try Platform.storageFor(
-                    root: try dataRoot(), onMigrationError: { error in
+                    root: try dataRoot(),
+                    onMigrationError: { error in
                         progress.finish()
                         warn("warning: \(error)")
                     },

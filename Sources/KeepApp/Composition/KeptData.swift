@@ -136,7 +136,7 @@ public struct KeptData: Sendable {
                 .filter { !$0.hasPrefix("***") }
             guard !problems.isEmpty else { return nil }
             return "\(path) is damaged (SQLite's quick check: \(problems.joined(separator: "; "))); it is left as it is"
-        } catch where error.code == .corrupt {
+        } catch  where error.code == .corrupt {
             return "\(path) is damaged: \(error); it is left as it is"
         } catch {
             return nil

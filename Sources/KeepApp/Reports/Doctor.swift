@@ -138,7 +138,8 @@ public enum Doctor {
         if written < 0 {
             failure = .system("write", path: probe, errno: errno)
         } else if written < bytes {
-            failure = StorageError(code: .full, operation: "write", path: probe, reason: "the disk took only part of a block")
+            failure = StorageError(
+                code: .full, operation: "write", path: probe, reason: "the disk took only part of a block")
         } else if fsync(descriptor) != 0 {
             failure = .system("fsync", path: probe, errno: errno)
         }

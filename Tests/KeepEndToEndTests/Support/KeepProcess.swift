@@ -36,7 +36,9 @@ final class KeepProcess: Sendable {
     /// controlling terminal, when `terminal` is true.
     /// With a `wrapper`, that command is started instead, with keep's path and `arguments`
     /// after its own (`setpriv … keep ask`, `unshare -m sh -c … keep doctor`).
-    init(_ arguments: [String], environment: [String: String], terminal: Bool = false, wrapper: [String] = [])
+    init(
+        _ arguments: [String], environment: [String: String], terminal: Bool = false, wrapper: [String] = []
+    )
         throws
     {
         var actions = posix_spawn_file_actions_t()
