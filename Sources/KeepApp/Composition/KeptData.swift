@@ -131,7 +131,7 @@ public struct KeptData: Sendable {
     static func damage(at path: String) -> String? {
         do throws(SQLiteError) {
             // One line: SQLite's own lines, without its "*** in database main ***" heading.
-            let problems = try SQLiteQuickCheck.problems(at: path, limit: 3)
+            let problems = try SQLiteDatabase.quickCheckProblems(at: path, limit: 3)
                 .flatMap { $0.split(whereSeparator: \.isNewline) }
                 .filter { !$0.hasPrefix("***") }
             guard !problems.isEmpty else { return nil }
