@@ -23,10 +23,12 @@ public struct ChatRepository: Sendable {
 
     /// Every chat, read or reported: one pass over the `chats` namespace.
     ///
-    /// A chat that vanishes between the listing and its read is left out; one whose bytes
-    /// are not text or whose contents are not a chat goes into ``ChatListing/unreadable``.
-    /// A store that cannot be reached, for the listing or any read, fails the whole scan
-    /// with ``ChatError/storage(_:)``: the caller shows that where the list would be.
+    /// A chat that vanishes between the listing and its read is left out; one whose file is
+    /// damaged (bytes that are not text, a symbolic link, a directory, a pipe, a file keep may
+    /// not read: ``KeepPorts/StorageError/isOneFilesProblem``) or whose contents are not a
+    /// chat goes into ``ChatListing/unreadable``, and the others are read all the same. A
+    /// store that cannot be reached (the listing refused, `EIO`) fails the whole scan with
+    /// ``ChatError/storage(_:)``: the caller shows that where the list would be.
     public func scan() async throws(ChatError) -> ChatListing {
         let ids = try await withStorage { () async throws(StorageError) in try await storage.listIds(.chats) }
         // Reading and decoding every chat is nearly all of a listing's time: the ids are read
