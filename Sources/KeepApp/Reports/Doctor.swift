@@ -116,10 +116,10 @@ public enum Doctor {
                 problems.append("store/\(namespace.rawValue) cannot be written: \(failure)")
             }
         }
-        guard !problems.isEmpty else { return [.init("store directories", .ok, "each one keep writes is writable")] }
+        guard !problems.isEmpty else { return [.init("namespaces", .ok, "each one keep writes is writable")] }
         return [
             .init(
-                "store directories", .problem, problems.joined(separator: "; "),
+                "namespaces", .problem, problems.joined(separator: "; "),
                 advice: "make them directories you can write (chmod u+rwx), or move them away so keep makes them anew")
         ]
     }
@@ -268,7 +268,7 @@ public enum Doctor {
             if !unreadable.isEmpty {
                 checks.append(
                     .init(
-                        "unreadable drafts", .problem, list(unreadable, separator: "; "),
+                        "draft files", .problem, list(unreadable, separator: "; "),
                         advice: "each is left as it is; fix it under store/drafts, or remove it with "
                             + "`keep store rm drafts ID` to ask in that chat again"))
             }
