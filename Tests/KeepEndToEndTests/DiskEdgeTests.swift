@@ -93,6 +93,22 @@ struct DiskEdgeTests {
         #expect(search.status == .exited(0) && search.stdout.contains(good), "\(search)")
     }
 
+    @Test("in the interactive chat, /chats lists the readable chats and names a symlinked one as unreadable")
+    func interactiveChatsGoesOn() async throws {
+        let sandbox = try Sandbox()
+        let good = try await sandbox.ask("the real one")
+        try FileManager.default.createSymbolicLink(
+            atPath: sandbox.file("chats", "linked"), withDestinationPath: sandbox.file("chats", good))
+        let chat = try sandbox.start([], terminal: true)
+        #expect(await chat.output.wait(for: "/chats to list your"))
+        let mark = chat.output.count
+        chat.write("/chats\r")
+        #expect(await chat.output.wait(for: "\(good)  ", after: mark))
+        #expect(await chat.output.wait(for: "linked  UNREADABLE: ", after: mark))
+        chat.write("/quit\r")
+        #expect(await chat.exit() == .exited(0))
+    }
+
     @Test(
         "a symlinked settings file is an unreadable settings file: keep starts on the defaults, warns, never writes through"
     )
