@@ -8,8 +8,13 @@ public final class TemporaryDirectory: Sendable {
     /// The directory's absolute path.
     public let path: String
 
-    public init(prefix: String = "keep-test") throws {
-        let base = FileManager.default.temporaryDirectory.path
+    public convenience init(prefix: String = "keep-test") throws {
+        try self.init(prefix: prefix, under: FileManager.default.temporaryDirectory.path)
+    }
+
+    /// A fresh directory under `base` (an absolute path), mode 0700: for a test whose child
+    /// process runs as another user and must reach the directory from `/`.
+    public init(prefix: String, under base: String) throws {
         var template = Array("\(base)/\(prefix).XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else {

@@ -10,12 +10,17 @@ public enum ChatError: Error, Sendable, Equatable, CustomStringConvertible {
     case unreadable(UnreadableChat)
     /// A search needs some text to look for.
     case emptySearch
+    /// The chat's draft is stored, but cannot be read; it is left as it is.
+    case unreadableDraft(UnreadableChat)
 
     public var description: String {
         switch self {
         case .storage(let error): "chats: \(error)"
         case .unreadable(let chat): "\(chat)"
         case .emptySearch: "give some text to search the chats for"
+        case .unreadableDraft(let draft):
+            "the draft of chat \(StorageError.quoted(draft.id)) cannot be read: \(draft.reason); it is left as it "
+                + "is, and no question is asked in that chat until it is fixed or removed"
         }
     }
 }

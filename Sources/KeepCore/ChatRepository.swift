@@ -23,10 +23,12 @@ public struct ChatRepository: Sendable {
 
     /// Every chat, read or reported: one pass over the `chats` namespace.
     ///
-    /// A chat that vanishes between the listing and its read is left out; one whose bytes
-    /// are not text or whose contents are not a chat goes into ``ChatListing/unreadable``.
-    /// A store that cannot be reached, for the listing or any read, fails the whole scan
-    /// with ``ChatError/storage(_:)``: the caller shows that where the list would be.
+    /// A chat that vanishes between the listing and its read is left out; one whose file is
+    /// damaged (bytes that are not text, a symbolic link, a directory, a pipe, a file keep may
+    /// not read: ``KeepPorts/StorageError/isOneFilesProblem``) or whose contents are not a
+    /// chat goes into ``ChatListing/unreadable``, and the others are read all the same. A
+    /// store that cannot be reached (the listing refused, `EIO`) fails the whole scan with
+    /// ``ChatError/storage(_:)``: the caller shows that where the list would be.
     public func scan() async throws(ChatError) -> ChatListing {
         let ids = try await withStorage { () async throws(StorageError) in try await storage.listIds(.chats) }
         // Reading and decoding every chat is nearly all of a listing's time: the ids are read
@@ -98,7 +100,9 @@ public struct ChatRepository: Sendable {
         let text: String?
         do throws(StorageError) {
             text = try await storage.read(key(id))
-        } catch let error where error.code == .corrupt {
+        } catch let error where Self.isDamage(error) {
+            // Bad bytes, a symbolic link, a directory, a pipe, a file keep may not read: this
+            // chat's problem, never the namespace's.
             throw .unreadable(UnreadableChat(id: id, reason: error.description))
         } catch {
             throw .storage(error)
@@ -126,11 +130,11 @@ public struct ChatRepository: Sendable {
     }
 
     /// Removes the chat `id` and its draft; answers whether there was a chat to remove.
-    /// An unreadable chat is removed too.
+    /// An unreadable chat (or draft) is removed too: removing is the user's word.
     @discardableResult
     public func delete(_ id: String) async throws(ChatError) -> Bool {
         try await withStorage { () async throws(StorageError) in
-            let existed = try await storage.read(key(id)) != nil
+            let existed = try await exists(key(id))
             try await storage.remove(key(id))
             try await storage.remove(draftKey(id))
             return existed
@@ -150,7 +154,7 @@ public struct ChatRepository: Sendable {
             // Sixteen million suffixes a second: a clash is rare, a hundred in a row a broken store.
             for _ in 0..<100 {
                 let id = stamp + "-" + String(format: "%06x", UInt32.random(in: 0..<0x100_0000))
-                if try await storage.read(key(id)) == nil, try await storage.read(draftKey(id)) == nil {
+                if try await !exists(key(id)), try await !exists(draftKey(id)) {
                     return id
                 }
             }
@@ -177,13 +181,31 @@ public struct ChatRepository: Sendable {
 
     // MARK: - Drafts
 
-    /// The question of the chat `id` whose answer never came, or `nil`.
+    /// The question of the chat `id` whose answer never came, or `nil`. Throws
+    /// ``ChatError/unreadableDraft(_:)`` when a draft is stored but cannot be read: that is
+    /// the draft's problem, and never hides its chat.
     public func draft(for id: String) async throws(ChatError) -> String? {
-        try await withStorage { () async throws(StorageError) in try await storage.read(draftKey(id)) }
+        do throws(StorageError) {
+            return try await storage.read(draftKey(id))
+        } catch let error where Self.isDamage(error) {
+            throw .unreadableDraft(UnreadableChat(id: id, reason: error.description))
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// Whether the chat `id` has a draft, readable or not.
+    public func hasDraft(for id: String) async throws(ChatError) -> Bool {
+        try await withStorage { () async throws(StorageError) in try await exists(draftKey(id)) }
     }
 
     /// Keeps `question` as the chat `id`'s draft until its turn is recorded.
+    ///
+    /// A draft already there that cannot be read is never written over (nor, later,
+    /// removed) without the user's word: ``ChatError/unreadableDraft(_:)``, and nothing is
+    /// written. A readable one is the user's earlier question, asked again by this one.
     public func saveDraft(_ question: String, for id: String) async throws(ChatError) {
+        _ = try await draft(for: id)
         try await withStorage { () async throws(StorageError) in try await storage.write(draftKey(id), question) }
     }
 
@@ -198,6 +220,21 @@ public struct ChatRepository: Sendable {
     }
 
     // MARK: - Keys
+
+    /// Whether `error` is a stored file's own damage: one file's problem, for an id the
+    /// store can hold (a refused id is the caller's mistake, not damage on disk).
+    private static func isDamage(_ error: StorageError) -> Bool {
+        error.isOneFilesProblem && error.code != .invalidId
+    }
+
+    /// Whether anything is stored at `key`: a value, or a file that cannot be read as one.
+    private func exists(_ key: StorageKey) async throws(StorageError) -> Bool {
+        do throws(StorageError) {
+            return try await storage.read(key) != nil
+        } catch let error where Self.isDamage(error) {
+            return true
+        }
+    }
 
     private func key(_ id: String) -> StorageKey { StorageKey(.chats, id) }
     private func draftKey(_ id: String) -> StorageKey { StorageKey(.drafts, id) }

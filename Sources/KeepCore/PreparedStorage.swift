@@ -23,16 +23,20 @@ public actor PreparedStorage: StoragePort {
         self.prepare = prepare
     }
 
-    /// `target`, after a one-time ``migrateStorage(from:to:marker:now:)`` from `source`;
-    /// a failed migration is handed to `onError` (for the app to show) and the store stays
-    /// usable.
+    /// `target`, after a one-time ``migrateStorage(from:to:marker:now:progress:)`` from
+    /// `source`; a failed migration is handed to `onError` (for the app to show) and the
+    /// store stays usable. The run that finishes the copy hands its report to `onReport`
+    /// (once: later runs find the marker), and `progress` is told of each member copied.
     public init(
         _ target: any StoragePort, migratingFrom source: any StoragePort,
-        onError: @escaping @Sendable (MigrationError) -> Void
+        onError: @escaping @Sendable (MigrationError) -> Void,
+        onReport: @escaping @Sendable (MigrationReport) -> Void = { _ in },
+        progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) {
         self.init(target) {
             do throws(MigrationError) {
-                _ = try await migrateStorage(from: source, to: target)
+                let report = try await migrateStorage(from: source, to: target, progress: progress)
+                if !report.alreadyDone { onReport(report) }
             } catch {
                 onError(error)
             }

@@ -8,7 +8,8 @@ public enum SettingsHealth: Sendable, Equatable, CustomStringConvertible {
     /// No file yet, or the file was read. Single fields it refused are in
     /// ``SettingsStore/refusals``.
     case fine
-    /// The file is not a JSON object; the defaults are in use and the file is untouched.
+    /// The file is not a JSON object, or cannot be read at all (a symbolic link, never
+    /// followed; a file keep may not read); the defaults are in use and the file is untouched.
     case unreadable(reason: String)
     /// The unreadable file was copied to `settings`/`id` when a setting changed, and a new
     /// file holding the user's changes took its place.

@@ -12,11 +12,13 @@ import Synchronization
 ///   stands and ``isSet(_:)`` is false. Such a field, and any key the app does not know,
 ///   stays in the file as written when the store next writes it. A secret-flagged key
 ///   found on disk is ignored and dropped from the file at the next write.
-/// - A file that is not a JSON object is never written over with defaults: ``health``
-///   reports it, the defaults are used in memory only, and the file is left as it is until
-///   the user changes a setting; then it is first copied, whole, to a
-///   `settings.corrupt-<time>` id in the `settings` namespace, and only then replaced.
-///   `load` itself never writes.
+/// - A file that is not a JSON object, or that is that one file's problem (a symbolic link,
+///   never followed or written through; a file keep may not read), is never written over
+///   with defaults: ``health`` reports it, the defaults are used in memory only, and the
+///   file is left as it is until the user changes a setting; then a file of text is first
+///   copied, whole, to a `settings.corrupt-<time>` id in the `settings` namespace, and only
+///   then replaced (one that could not be read as text is not replaced: ``set(_:_:)``
+///   refuses). `load` itself never writes.
 /// - ``isSet(_:)`` is true for a value loaded from the file or changed in this run, and
 ///   false for an empty text, for a refused field and after a refused change: only a
 ///   deliberate choice outranks a caller's default (``chosenStringOr(_:_:)``).
@@ -103,10 +105,13 @@ public final class SettingsStore: Sendable {
             do throws(StorageError) {
                 text = try await storage.read(Self.key)
             } catch {
-                guard error.code == .corrupt else { throw .storage(error) }
-                // Bytes that are not text cannot be kept aside through a port of strings,
-                // so the file stays where it is and ``set`` refuses to replace it.
-                contents.withLock { $0 = Contents(health: .unreadable(reason: error.reason ?? "not UTF-8 text")) }
+                guard error.isOneFilesProblem else { throw .storage(error) }
+                // Bytes that are not text, a symbolic link (never followed, so never written
+                // through), a file keep may not read: none can be kept aside through a port of
+                // strings, so the file stays where it is and ``set`` refuses to replace it.
+                contents.withLock {
+                    $0 = Contents(health: .unreadable(reason: error.reason ?? error.description))
+                }
                 return
             }
             let loaded = text.map(read) ?? Contents()

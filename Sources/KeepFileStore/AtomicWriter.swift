@@ -51,7 +51,11 @@ struct AtomicWriter: Sendable {
     /// parent, each 0700) first when it does not exist.
     func replace(in directory: String, name: String, bytes: [UInt8]) async throws(StorageError) {
         try await threads.run { [self] () throws(StorageError) in
-            try renameIntoPlace(in: directory, name: name, bytes: bytes)
+            do throws(StorageError) {
+                try renameIntoPlace(in: directory, name: name, bytes: bytes)
+            } catch {
+                throw Self.naming(Self.join(directory, name), error)
+            }
         }
         // 6. The rename durable: without this a power cut can bring the old name back. The
         //    flush is shared with the writes renamed into this directory at the same time, and
@@ -174,6 +178,14 @@ struct AtomicWriter: Sendable {
         // The new directory's name lives in its parent: flush the parent, or a power cut can
         // lose the directory together with the file about to be renamed into it.
         try calls.flushDirectory(Self.parent(of: directory))
+    }
+
+    /// `error` naming `target` where it named one of the write's temp files: a temp file is
+    /// the writer's own business, and the person reading the error knows only the target.
+    static func naming(_ target: String, _ error: StorageError) -> StorageError {
+        guard let name = error.path?.split(separator: "/").last, name.hasPrefix(tempPrefix) else { return error }
+        return StorageError(
+            code: error.code, operation: error.operation, path: target, errno: error.errno, reason: error.reason)
     }
 
     /// `directory/name`, without doubling a `/` when `directory` is the root.

@@ -76,13 +76,28 @@ struct BlobDocument {
     func value(_ key: StorageKey, path: String) throws(StorageError) -> String? {
         let name = Self.memberKey(key)
         guard let member = members.last(where: { $0.key == name }) else { return nil }
+        return try Self.value(of: member, path: path)
+    }
+
+    /// The value `member` holds, or ``StorageError/Code/corrupt`` when it is not a JSON string.
+    static func value(of member: Member, path: String) throws(StorageError) -> String {
         var scanner = JSONScanner(bytes: member.rawValue)
         guard let decoded = try? scanner.string(), let value = decoded.value else {
             throw StorageError(
                 code: .corrupt, operation: "read", path: path,
-                reason: "the value of \(StorageError.quoted(name)) is not a JSON string")
+                reason: "the value of \(StorageError.quoted(member.key ?? "?")) is not a JSON string")
         }
         return value
+    }
+
+    /// Keep's members by key, in one pass: for a key that appears twice, the last (as
+    /// ``value(_:path:)`` reads it).
+    func index() -> [StorageKey: Member] {
+        var index: [StorageKey: Member] = [:]
+        for member in members {
+            if let key = member.key.flatMap(Self.storageKey) { index[key] = member }
+        }
+        return index
     }
 
     /// Stores `value` under `key`: in place of its first member, dropping any duplicate, or

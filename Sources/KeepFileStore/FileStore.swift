@@ -20,7 +20,8 @@ import KeepPorts
 ///   failed before the rename the old value is intact; after it (closing the temp,
 ///   flushing the directory) the key holds the whole old or the whole new value. Writing
 ///   one key never touches another key's file.
-/// - `read` of a key never written is `nil`; a file that is not UTF-8 is
+/// - `read` of a key never written is `nil`; a file that is not UTF-8, or that is not a
+///   regular file (a symbolic link, never followed; a directory; a pipe), is
 ///   ``StorageError/Code/corrupt``. An empty file is the empty string.
 /// - Directories are made only by `write`, only for the four namespaces, mode 0700; files
 ///   are 0600. `read`, `listIds`, `remove` and `clear` never create anything.
@@ -42,7 +43,8 @@ public struct FileStore: StoragePort {
     /// The directory the store lives under; values are in its `store` subdirectory.
     public let root: String
     private let writer: AtomicWriter
-    private var calls: any FileSystemCalls { writer.calls }
+    /// The seam every call of this store goes through.
+    package var calls: any FileSystemCalls { writer.calls }
 
     /// The store under `root` (an absolute path; see ``DataRoot``), on the real disk.
     ///
@@ -70,6 +72,12 @@ public struct FileStore: StoragePort {
             bytes = try calls.readFile(path)
         } catch let error where error.errno == ENOENT {
             return nil  // no file, or no namespace directory yet: never written
+        } catch let error where error.errno == ELOOP {
+            // O_NOFOLLOW refused a symbolic link at the key's name: it is never followed, so
+            // the value is this file's problem (as a directory or a pipe there is).
+            throw StorageError(
+                code: .corrupt, operation: "read", path: path, errno: ELOOP,
+                reason: "it is a symbolic link, which keep never follows")
         }
         guard let value = String(validating: bytes, as: UTF8.self) else {
             throw StorageError(code: .corrupt, operation: "read", path: path, reason: "the file is not valid UTF-8")

@@ -71,6 +71,25 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
             reason: "not one of \(Namespace.allCases.map(\.rawValue).joined(separator: ", "))")
     }
 
+    /// Whether this failure belongs to the one file it names rather than to its store.
+    ///
+    /// Such a failure is the file's own: its bytes or its kind (``Code/corrupt``: not UTF-8,
+    /// a symbolic link, a directory, a pipe), its name (``Code/invalidId``), or its
+    /// permissions (`EACCES`, `EPERM` on that file). Reading any other file does not share
+    /// it, so a caller going over many values reports that one as unreadable and goes on
+    /// with the rest. Everything else (`EIO`, a full disk, a namespace that is not a
+    /// directory) is the store's. This is the one place the line is drawn.
+    public var isOneFilesProblem: Bool {
+        switch code {
+        case .corrupt, .invalidId: return true
+        case .unknownNamespace, .full: return false
+        case .unavailable, .io: return errno.map(Self.oneFileErrnos.contains) ?? false
+        }
+    }
+
+    /// The errnos a read of one file can give that say nothing about the files beside it.
+    private static let oneFileErrnos: Set<Int32> = [EACCES, EPERM, ELOOP, EISDIR, ENXIO, ENODEV, ENAMETOOLONG]
+
     /// `fsync of /data/store/chats/c1 failed: No space left on device (ENOSPC)`.
     public var description: String {
         var text = "\(operation)"
@@ -123,7 +142,7 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         ENOMEM: "ENOMEM", EACCES: "EACCES", EEXIST: "EEXIST", EXDEV: "EXDEV", ENOTDIR: "ENOTDIR",
         EISDIR: "EISDIR", EINVAL: "EINVAL", EMFILE: "EMFILE", ENFILE: "ENFILE", EFBIG: "EFBIG",
         ENOSPC: "ENOSPC", EROFS: "EROFS", ENAMETOOLONG: "ENAMETOOLONG", ENOTEMPTY: "ENOTEMPTY",
-        ELOOP: "ELOOP", EDQUOT: "EDQUOT", ESTALE: "ESTALE",
+        ELOOP: "ELOOP", EDQUOT: "EDQUOT", ESTALE: "ESTALE", ENXIO: "ENXIO",
     ]
 
     private static func name(_ errno: Int32) -> String {

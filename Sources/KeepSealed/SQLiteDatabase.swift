@@ -62,7 +62,10 @@ public actor SQLiteDatabase {
         var handle: OpaquePointer?
         // FULLMUTEX: SQLite serialises calls itself, so the actor hopping threads is safe.
         // EXRESCODE: even a failed open answers an extended code.
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE
+        // NOFOLLOW: a symbolic link planted at the database's name is refused, never followed.
+        let flags =
+            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE
+            | SQLITE_OPEN_NOFOLLOW
         let result = sqlite3_open_v2(path, &handle, flags, nil)
         guard result == SQLITE_OK, let handle else {
             let error = SQLiteError.last(handle, result, operation: "open", path: path)
@@ -192,5 +195,38 @@ public actor SQLiteDatabase {
                 )
             }
         }
+    }
+}
+
+// MARK: - SQLite's own check, made without changing the file
+
+extension SQLiteDatabase {
+    /// What SQLite's own check (`PRAGMA quick_check`) finds wrong in the database file at
+    /// `path`, made without changing it: empty when it answers `ok`, else up to `limit` of
+    /// its lines.
+    ///
+    /// The file is opened read-only (`SQLITE_OPEN_READONLY`: no write, no checkpoint of
+    /// its WAL, no recovery that rewrites it) and never through a symbolic link
+    /// (`SQLITE_OPEN_NOFOLLOW`); it is never created. Throws when the file cannot be opened
+    /// or checked at all (absent, refused, a symbolic link); a file that is not a database,
+    /// or one too damaged to check, is ``SQLiteError/Code/corrupt``.
+    public static func quickCheckProblems(at path: String, limit: Int = 10) throws(SQLiteError) -> [String] {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE
+        let opened = sqlite3_open_v2(path, &handle, flags, nil)
+        // A failed open may still have allocated a connection; it is closed either way.
+        defer { sqlite3_close_v2(handle) }
+        guard opened == SQLITE_OK, let handle else {
+            throw .last(handle, opened, operation: "open for a check", path: path)
+        }
+        // Another keep writing meanwhile holds its lock only briefly: wait for it.
+        _ = sqlite3_busy_timeout(handle, 5000)
+        let statement = try SQLiteStatement(handle, "PRAGMA quick_check(\(max(1, limit)))", path: path)
+        var lines: [String] = []
+        for row in try statement.rows() {
+            let line = try row.text(0)
+            if line != "ok" { lines.append(line) }
+        }
+        return lines
     }
 }

@@ -69,16 +69,33 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
         self.code = code ?? Self.code(for: extendedCode & 0xff, errno: systemErrno)
     }
 
-    /// `step of "INSERT INTO …" in /data/kept.sqlite failed: UNIQUE constraint failed: …
-    /// (SQLite 19/2067)`.
+    /// `step in /data/kept.sqlite failed: the database file is damaged: database disk image
+    /// is malformed (SQLite 11/11)`: what happened in plain words, never the statement's text
+    /// (``sql`` keeps it for a debugger), so no raw SQL reaches a user.
     public var description: String {
         var text = operation
-        if let sql { text += " of \(StorageError.quoted(sql))" }
         if let path { text += " in \(path)" }
-        text += " failed: \(message) (SQLite \(resultCode)/\(extendedCode)"
+        text += " failed: \(Self.plain[code] ?? code.rawValue)"
+        // A statement of keep's own that SQLite refused quotes the statement: left out.
+        if code != .sql { text += ": \(message)" }
+        text += " (SQLite \(resultCode)/\(extendedCode)"
         if let systemErrno { text += ", errno \(systemErrno)" }
         return text + ")"
     }
+
+    /// Each code in words a user can act on: the one table of them.
+    private static let plain: [Code: String] = [
+        .busy: "another keep held the database for too long",
+        .constraint: "the database refused a change that breaks its rules",
+        .full: "the disk is full",
+        .unavailable: "the database file may not be opened or written",
+        .corrupt: "the database file is damaged",
+        .refused: "a change reached outside its owner's tables and was refused",
+        .mismatch: "a value of the wrong kind",
+        .newerSchema: "a newer build of keep has changed this database",
+        .sql: "keep's own statement was refused (a bug in keep; please report it)",
+        .io: "an input/output error",
+    ]
 
     /// The code for a primary result code; an errno behind an open or I/O failure is
     /// mapped the one way every adapter maps it (``StorageError/Code/init(errno:)``).

@@ -134,6 +134,7 @@ struct KeepBench: Sendable {
         case .sealing: SealingScenario()
         case .secrets: SecretsScenario()
         case .startup: StartupScenario()
+        case .migration: MigrationScenario()
         }
     }
 }

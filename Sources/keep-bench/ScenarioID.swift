@@ -7,6 +7,7 @@ enum ScenarioID: String, CaseIterable, Sendable, Codable {
     case sealing
     case secrets
     case startup
+    case migration
 
     /// One line for `--help` and for the report.
     var summary: String {
@@ -18,6 +19,7 @@ enum ScenarioID: String, CaseIterable, Sendable, Codable {
         case .sealing: "seal and open of 1 KiB and 64 KiB through the sealing port, against raw EVP"
         case .secrets: "has, get and set on the Secret Service (run inside scripts/with-keyring)"
         case .startup: "`keep chats --json` over 10,000 chats, as a whole process"
+        case .migration: "the one-time copy of a store.json of 5,000 chats, against reading it once"
         }
     }
 }

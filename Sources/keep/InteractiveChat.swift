@@ -122,7 +122,13 @@ struct InteractiveChat {
     /// there is no such chat. Throws when the chat cannot be read.
     mutating func open(_ id: String) async throws(ChatError) -> Bool {
         let chat = try await runner.chats.read(id)
-        let waiting = try await runner.chats.draft(for: id)
+        var waiting: String?
+        do throws(ChatError) {
+            waiting = try await runner.chats.draft(for: id)
+        } catch .unreadableDraft(let draft) where chat != nil {
+            // The draft's problem: the chat opens all the same.
+            console.error(ChatError.unreadableDraft(draft).description)
+        }
         guard chat != nil || waiting != nil else { return false }
         current = id
         draft = waiting

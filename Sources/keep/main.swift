@@ -25,7 +25,12 @@ signal(SIGPIPE, SIG_IGN)
 
 // The environment is read here, once, and handed down as a value.
 let console = Console()
-let composition = Composition(environment: LaunchEnvironment(ProcessInfo.processInfo.environment)) { line in
+// A long one-time migration shows its progress in place, on a terminal only.
+let progress: (@Sendable (String?) -> Void)? =
+    isatty(STDERR_FILENO) == 1 ? { @Sendable line in console.err("\r\u{1B}[K" + (line ?? "")) } : nil
+let composition = Composition(
+    environment: LaunchEnvironment(ProcessInfo.processInfo.environment), progress: progress
+) { line in
     console.error(line)
 }
 exit(await Keep.run(Array(CommandLine.arguments.dropFirst()), composition: composition, console: console))

@@ -50,3 +50,25 @@ struct StoreLockTests {
         }
     }
 }
+
+@Suite("Symbolic links at the lock's and kept data's names")
+struct LockSymlinkTests {
+    @Test("a lock file that is a symbolic link is refused, never followed; a real one is taken")
+    func aSymlinkedLockIsRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let target = directory.appending("someone-elses-file")
+        try Data("keep out".utf8).write(to: URL(fileURLWithPath: target))
+        let lock = StoreLock(root: directory.path)
+        try FileManager.default.createSymbolicLink(atPath: lock.path, withDestinationPath: target)
+        await #expect {
+            _ = try await lock.acquire()
+        } throws: { error in
+            (error as? StorageError)?.errno == ELOOP
+        }
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "keep out")
+        // The pair: the lock file as a regular file is taken.
+        try FileManager.default.removeItem(atPath: lock.path)
+        let held = try await lock.acquire()
+        held.release()
+    }
+}

@@ -18,10 +18,14 @@ struct Workload: Sendable, CustomTestStringConvertible {
         case write(StorageKey, String)
         case remove(StorageKey)
         case clear(Namespace)
+        /// The data root made as a launch makes it before anything is written (the store
+        /// lock's and kept data's directory): ``DataRoot/makeDirectory(_:)``, on the store's seam.
+        case makeDataRoot
 
         /// Carries the operation out on `store`.
         func apply(to store: FileStore) async throws(StorageError) {
             switch self {
+            case .makeDataRoot: try DataRoot.makeDirectory(store.root, calls: store.calls)
             case .write(let key, let value): try await store.write(key, value)
             case .remove(let key): try await store.remove(key)
             case .clear(let namespace): try await store.clear(namespace)
@@ -43,6 +47,7 @@ struct Workload: Sendable, CustomTestStringConvertible {
             case .write(let key, let value): "write \(key) (\(value.utf8.count) bytes)"
             case .remove(let key): "remove \(key)"
             case .clear(let namespace): "clear \(namespace.rawValue)"
+            case .makeDataRoot: "make the data root"
             }
         }
     }
@@ -93,7 +98,9 @@ struct Workload: Sendable, CustomTestStringConvertible {
 
     // MARK: - The workloads
 
-    static let all: [Workload] = [overwrite, create, remove, clear, mixed, twoWritersAtOnce, concurrentWriters]
+    static let all: [Workload] = [
+        overwrite, create, firstLaunch, remove, clear, mixed, twoWritersAtOnce, concurrentWriters,
+    ]
 
     /// One key overwritten with a longer value, then a shorter one.
     static let overwrite = Workload(
@@ -103,6 +110,16 @@ struct Workload: Sendable, CustomTestStringConvertible {
     /// A first write on an empty disk: the root, the store and the namespace made on the way.
     static let create = Workload(
         name: "create", setup: [:], steps: [.one(.write(c1, value(c1, 1, length: 120)))])
+
+    /// A first launch on an empty disk: the data root made (as the store lock and kept data
+    /// make it, before any value), then the settings, a chat and its draft written into it.
+    /// A value acknowledged here is lost if the root's own entry was never flushed.
+    static let firstLaunch = Workload(
+        name: "first launch", setup: [:],
+        steps: [
+            .one(.makeDataRoot), .one(.write(s1, value(s1, 1, length: 40))), .one(.write(d1, value(d1, 1, length: 22))),
+            .one(.write(c1, value(c1, 1, length: 90))), .one(.remove(d1)),
+        ])
 
     /// One of two keys removed.
     static let remove = Workload(
@@ -184,6 +201,7 @@ extension Workload.Operation {
         switch self {
         case .write(let key, _), .remove(let key): key.namespace
         case .clear(let namespace): namespace
+        case .makeDataRoot: .cache  // in no namespace; never one of a `sharing` step
         }
     }
 
@@ -191,7 +209,7 @@ extension Workload.Operation {
     fileprivate var keys: [StorageKey] {
         switch self {
         case .write(let key, _), .remove(let key): [key]
-        case .clear: []
+        case .clear, .makeDataRoot: []
         }
     }
 }

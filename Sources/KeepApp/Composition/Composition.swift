@@ -22,6 +22,7 @@ public actor Composition {
 
     public nonisolated let environment: LaunchEnvironment
     private let warn: @Sendable (String) -> Void
+    private let progress: MigrationProgress
     private var opened: Result<any StoragePort, StorageError>?
     private var probe: Task<SecretsBackend, Never>?
     private var booted: BootResult?
@@ -29,9 +30,16 @@ public actor Composition {
 
     /// The root for `environment`; `warn` receives warnings to show (one line each), such
     /// as a migration that did not finish.
-    public init(environment: LaunchEnvironment, warn: @escaping @Sendable (String) -> Void) {
+    ///
+    /// `progress`, when given, shows a long one-time migration's progress in place (a
+    /// line, then `nil` to clear it); pass it only when standard error is a terminal.
+    public init(
+        environment: LaunchEnvironment, progress: (@Sendable (String?) -> Void)? = nil,
+        warn: @escaping @Sendable (String) -> Void
+    ) {
         self.environment = environment
         self.warn = warn
+        self.progress = MigrationProgress(show: progress)
     }
 
     /// The data root; throws when the environment names none (see ``LaunchEnvironment/dataRoot()``).
@@ -43,10 +51,21 @@ public actor Composition {
     public func storage() throws(StorageError) -> any StoragePort {
         if let opened { return try opened.get() }
         let warn = warn
+        let progress = progress
         let result: Result<any StoragePort, StorageError>
         do {
             result = .success(
-                try Platform.storageFor(root: try dataRoot()) { error in warn("warning: \(error)") })
+                try Platform.storageFor(
+                    root: try dataRoot(),
+                    onMigrationError: { error in
+                        progress.finish()
+                        warn("warning: \(error)")
+                    },
+                    onMigrationReport: { report in
+                        progress.finish()
+                        if let notice = report.notice { warn("note: \(notice)") }
+                    },
+                    onMigrationProgress: { done, total in progress.update(done, of: total) }))
         } catch {
             result = .failure(error)
         }
@@ -73,6 +92,10 @@ public actor Composition {
                 defaultEngine: Self.defaultEngine)
         } catch {
             result = .failed(reason: .storageUnavailable, detail: error.description)
+        }
+        // Started on the defaults: say so once, here, rather than let a change fail unexplained.
+        if case .ready(let core) = result, case .unreadable = core.settings.health {
+            warn("warning: \(core.settings.health)")
         }
         booted = result
         return result

@@ -1,4 +1,5 @@
 import Foundation
+import KeepFileStore
 import KeepPorts
 import KeepSealed
 
@@ -75,13 +76,17 @@ public struct KeptData: Sendable {
         }
         // No secure store: the vault answers without touching the disk.
         if keys.protection.persists {
-            do {
-                // The database lives in the data root, which the first write would make.
-                try FileManager.default.createDirectory(
-                    atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            do throws(StorageError) {
+                // The database lives in the data root, made durably and never through a symlink.
+                try DataRoot.makeDirectory(root)
             } catch {
                 return try await inMemory(.failed("\(root) cannot be made: \(error)"), http: http, warn: warn)
             }
+        }
+        // A damaged database is left exactly as it is: checked read-only first, and never
+        // opened for writing (which would checkpoint its WAL over whatever could be saved).
+        if let damage = damage(at: path) {
+            return try await inMemory(.failed(damage), http: http, warn: warn)
         }
         let vault = DataKeyVault(keys: keys, sealing: Platform.sealing, databasePath: path)
         let state: VaultState
@@ -127,6 +132,24 @@ public struct KeptData: Sendable {
         let path = (root as NSString).appendingPathComponent("kept.sqlite")
         guard !FileManager.default.fileExists(atPath: path) else { return nil }
         return try await inMemory(.notYet(path: path), http: http, warn: warn)
+    }
+
+    /// What SQLite's quick check, run read-only, finds wrong with the database at `path`, in
+    /// words; `nil` when it is sound or not there yet (or cannot be checked for another
+    /// reason, which opening it then reports).
+    static func damage(at path: String) -> String? {
+        do throws(SQLiteError) {
+            // One line: SQLite's own lines, without its "*** in database main ***" heading.
+            let problems = try SQLiteDatabase.quickCheckProblems(at: path, limit: 3)
+                .flatMap { $0.split(whereSeparator: \.isNewline) }
+                .filter { !$0.hasPrefix("***") }
+            guard !problems.isEmpty else { return nil }
+            return "\(path) is damaged (SQLite's quick check: \(problems.joined(separator: "; "))); it is left as it is"
+        } catch  where error.code == .corrupt {
+            return "\(path) is damaged: \(error); it is left as it is"
+        } catch {
+            return nil
+        }
     }
 
     /// The owners in memory, under a key made for this run and never stored.

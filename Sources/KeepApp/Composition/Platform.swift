@@ -23,18 +23,26 @@ public enum Platform {
     /// the same (the next launch tries again). Throws when the file store itself cannot be
     /// opened (a root that is not an absolute path, a namespace directory that cannot be
     /// listed): that is a boot failure.
+    ///
+    /// The copy reads `store.json` once (a ``BlobSnapshot``), so it takes time in
+    /// proportion to the values; `onMigrationReport` hears, once, from the run that
+    /// finishes it, and `onMigrationProgress` of each value copied.
     public static func storageFor(
-        root: String, onMigrationError: @escaping @Sendable (MigrationError) -> Void
+        root: String, onMigrationError: @escaping @Sendable (MigrationError) -> Void,
+        onMigrationReport: @escaping @Sendable (MigrationReport) -> Void = { _ in },
+        onMigrationProgress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) throws(StorageError) -> any StoragePort {
         let store = try FileStore(root: root)
-        let legacy: BlobFileStore
+        let legacy: BlobSnapshot
         do {
-            legacy = try BlobFileStore(root: root)
+            legacy = try BlobSnapshot(root: root)
         } catch {
             onMigrationError(MigrationError(copied: 0, failures: [error]))
             return store
         }
-        return PreparedStorage(store, migratingFrom: legacy, onError: onMigrationError)
+        return PreparedStorage(
+            store, migratingFrom: legacy, onError: onMigrationError, onReport: onMigrationReport,
+            progress: onMigrationProgress)
     }
 
     /// How kept data is sealed on this platform: AES-256-GCM on libcrypto. The vault and the

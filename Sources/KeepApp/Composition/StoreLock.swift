@@ -1,4 +1,5 @@
 import Foundation
+import KeepFileStore
 import KeepPorts
 import Synchronization
 
@@ -36,13 +37,15 @@ public struct StoreLock: Sendable {
     /// Waits until no other holder has the lock, then holds it until
     /// ``Held/release()`` (or until the value is gone).
     ///
-    /// Creates the data root (0700) and the lock file (0600) when missing. Throws a
-    /// ``StorageError`` naming the call, the path and the errno when either cannot be
-    /// made or the lock cannot be taken.
+    /// Creates the data root (0700, with ``DataRoot/makeDirectory(_:)``) and the lock file
+    /// (0600) when missing. Throws a ``StorageError`` naming the call, the path and the
+    /// errno when either cannot be made, is a symbolic link, or the lock cannot be taken.
     public func acquire() async throws(StorageError) -> Held {
-        try Self.makeDirectories(root)
+        // Made durably, through the file store's seam; a symlinked root is refused.
+        try DataRoot.makeDirectory(root)
         // O_CLOEXEC: an engine or a child process must not inherit, and so hold, the lock.
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // O_NOFOLLOW: a symbolic link planted at the lock's name is refused, never followed.
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw .system("open", path: path, errno: errno) }
         let held = Held(descriptor: descriptor)
         // Free (the usual case): taken at once, without waiting.
@@ -65,20 +68,6 @@ public struct StoreLock: Sendable {
         }
         try waited.get()
         return held
-    }
-
-    /// Creates `directory` and any missing parent, each 0700; one that exists is fine.
-    private static func makeDirectories(_ directory: String) throws(StorageError) {
-        if mkdir(directory, 0o700) == 0 || errno == EEXIST { return }
-        let failure = errno
-        let parent = directory.split(separator: "/", omittingEmptySubsequences: false).dropLast()
-            .joined(separator: "/")
-        guard failure == ENOENT, !parent.isEmpty else {
-            throw .system("mkdir", path: directory, errno: failure)
-        }
-        try makeDirectories(parent)
-        if mkdir(directory, 0o700) == 0 || errno == EEXIST { return }
-        throw .system("mkdir", path: directory, errno: errno)
     }
 
     /// The lock, held until ``release()`` is called or the value is released.

@@ -100,12 +100,25 @@ public struct TurnRunner: Sendable {
     /// The id of the chat answered most recently: the one remembered, when it is still
     /// there, else the most recently updated chat of a scan; `nil` when there is none.
     public func mostRecentChatId() async throws(TurnError) -> String? {
-        if let remembered = try? await storage.read(Self.lastChatKey), !remembered.isEmpty,
-            (try? await chats.read(remembered)) != nil
-        {
-            return remembered
+        try await chatToContinue()?.id
+    }
+
+    /// The chat `-c` continues, as ``mostRecentChatId()`` finds it, and, when that is not
+    /// the chat answered last (it was removed, or cannot be read), why another one is
+    /// continued, naming both: a user is never moved to another chat unawares.
+    public func chatToContinue() async throws(TurnError) -> (id: String, instead: String?)? {
+        var instead: String?
+        if let remembered = try? await storage.read(Self.lastChatKey), !remembered.isEmpty {
+            do throws(ChatError) {
+                if try await chats.read(remembered) != nil { return (remembered, nil) }
+                instead = "the chat answered last, \(StorageError.quoted(remembered)), is gone"
+            } catch {
+                instead = "the chat answered last cannot be used (\(error))"
+            }
         }
-        return try await chatsCall { () async throws(ChatError) in try await chats.list().first?.id }
+        let recent = try await chatsCall { () async throws(ChatError) in try await chats.list().first?.id }
+        guard let recent else { return nil }
+        return (recent, instead.map { why in "\(why); continuing chat \(StorageError.quoted(recent)) instead" })
     }
 
     private func acquire() async throws(TurnError) -> StoreLock.Held {

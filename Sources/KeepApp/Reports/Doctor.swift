@@ -36,6 +36,7 @@ public enum Doctor {
             return DoctorReport(dataRoot: nil, checks: checks)
         }
         checks.append(writable(root))
+        checks.append(contentsOf: namespacesWritable(root))
         checks.append(contentsOf: leftovers(root))
         let core: AppCore
         switch await composition.boot() {
@@ -85,18 +86,66 @@ public enum Doctor {
             return .init(
                 "data root", .problem, "\(root) is not a directory", advice: "move that file away, then run keep again")
         }
-        // A real write, not a permission bit: a read-only mount or a full disk shows here.
-        let probe = (root as NSString).appendingPathComponent(".keep-doctor-\(UInt32.random(in: 0...UInt32.max))")
-        let descriptor = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
+        // A real block written and flushed, not a permission bit: a read-only mount, and a
+        // full disk (which still lets an empty file be made), show here.
+        if let failure = probeWrite(in: root, bytes: 4096) {
             return .init(
-                "data root", .problem,
-                "\(root) is not writable: \(StorageError.system("open", path: probe, errno: errno))",
-                advice: "make \(root) writable by you (chmod u+rwx), or free some space")
+                "data root", .problem, "\(root) cannot be written: \(failure)",
+                advice: failure.code == .full
+                    ? "free some space on the disk holding \(root); keep writes nothing until there is room"
+                    : "make \(root) writable by you (chmod u+rwx)")
         }
-        close(descriptor)
-        unlink(probe)
-        return .init("data root", .ok, "\(root) exists and is writable")
+        return .init("data root", .ok, "\(root) exists, and a block written there reached the disk")
+    }
+
+    /// Each namespace directory the store would write into, checked with a real file made
+    /// and removed there: a directory keep may not write, or one that is a symbolic link
+    /// (never followed), is a problem before the first write to it fails. One not made yet
+    /// is made by the first write, in the data root checked above.
+    static func namespacesWritable(_ root: String) -> [DoctorReport.Check] {
+        var problems: [String] = []
+        for namespace in Namespace.allCases {
+            let directory = ((root as NSString).appendingPathComponent("store") as NSString)
+                .appendingPathComponent(namespace.rawValue)
+            var status = stat()
+            guard lstat(directory, &status) == 0 else { continue }  // not made yet
+            if status.st_mode & S_IFMT == S_IFLNK {
+                problems.append("store/\(namespace.rawValue) is a symbolic link, which keep never follows")
+            } else if status.st_mode & S_IFMT != S_IFDIR {
+                problems.append("store/\(namespace.rawValue) is not a directory")
+            } else if let failure = probeWrite(in: directory, bytes: 0) {
+                problems.append("store/\(namespace.rawValue) cannot be written: \(failure)")
+            }
+        }
+        guard !problems.isEmpty else { return [.init("namespaces", .ok, "each one keep writes is writable")] }
+        return [
+            .init(
+                "namespaces", .problem, problems.joined(separator: "; "),
+                advice: "make them directories you can write (chmod u+rwx), or move them away so keep makes them anew")
+        ]
+    }
+
+    /// Makes a file in `directory`, writes `bytes` zero bytes to it and flushes it, then
+    /// removes it; the failure, or `nil` when all of it worked. The name starts with `.`,
+    /// which no id encodes to, so a probe a crash leaves behind is never read as a value.
+    static func probeWrite(in directory: String, bytes: Int) -> StorageError? {
+        let probe = (directory as NSString).appendingPathComponent(".keep-doctor-\(UInt32.random(in: 0...UInt32.max))")
+        let descriptor = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return .system("open", path: probe, errno: errno) }
+        defer { unlink(probe) }
+        var failure: StorageError?
+        let block = [UInt8](repeating: 0, count: bytes)
+        let written = block.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if written < 0 {
+            failure = .system("write", path: probe, errno: errno)
+        } else if written < bytes {
+            failure = StorageError(
+                code: .full, operation: "write", path: probe, reason: "the disk took only part of a block")
+        } else if fsync(descriptor) != 0 {
+            failure = .system("fsync", path: probe, errno: errno)
+        }
+        if close(descriptor) != 0, failure == nil { failure = .system("close", path: probe, errno: errno) }
+        return failure
     }
 
     /// Files in the store's namespace directories that are not values: temp files of
@@ -143,14 +192,22 @@ public enum Doctor {
         guard FileManager.default.fileExists(atPath: legacy) else {
             return .init("migration", .ok, "no store.json from an older build")
         }
-        let marker = try? await storage.read(StorageKey(.cache, "migrated-from-store-json"))
-        guard let marker else {
+        let text = try? await storage.read(MigrationMarker.key)
+        guard let text else {
             return .init(
                 "migration", .problem, "store.json has not been fully copied into the file store yet",
                 advice: "keep retries at every launch; the warning it prints says which value failed")
         }
+        let marker = MigrationMarker(reading: text)
+        guard marker.skipped.isEmpty else {
+            return .init(
+                "migration", .note,
+                "store.json was copied into the file store (\(marker.finished)), except \(marker.skipped.count) "
+                    + "values that can never be copied: " + list(marker.skipped, separator: "; ")
+                    + "; store.json keeps them, unchanged, and the copy is not tried again")
+        }
         return .init(
-            "migration", .ok, "store.json was copied into the file store (\(marker)); it is kept, unchanged")
+            "migration", .ok, "store.json was copied into the file store (\(marker.finished)); it is kept, unchanged")
     }
 
     static func settingsCheck(_ settings: SettingsStore) -> DoctorReport.Check {
@@ -158,7 +215,9 @@ public enum Doctor {
         case .unreadable:
             return .init(
                 "settings file", .problem, settings.health.description,
-                advice: "fix store/settings/settings by hand, or change any setting to keep it aside and start afresh")
+                advice: "fix store/settings/settings by hand, or change any setting to keep it aside and start afresh "
+                    + "(a symbolic link, or a file you may not read, is never written through: replace it with a "
+                    + "regular file of your own)")
         case .keptAside:
             return .init("settings file", .note, settings.health.description)
         case .fine:
@@ -198,6 +257,23 @@ public enum Doctor {
                     advice: "they are left as they are; fix the files under store/chats, or remove them with "
                         + "`keep chats rm ID`"))
         }
+        if let drafts = try? await chats.draftIds() {
+            var unreadable: [String] = []
+            for id in drafts {
+                do throws(ChatError) {
+                    _ = try await chats.draft(for: id)
+                } catch {
+                    unreadable.append(error.description)
+                }
+            }
+            if !unreadable.isEmpty {
+                checks.append(
+                    .init(
+                        "draft files", .problem, list(unreadable, separator: "; "),
+                        advice: "each is left as it is; fix it under store/drafts, or remove it with "
+                            + "`keep store rm drafts ID` to ask in that chat again"))
+            }
+        }
         if let drafts = try? await chats.draftIds(), !drafts.isEmpty {
             checks.append(
                 .init(
@@ -231,6 +307,8 @@ public enum Doctor {
             var detail = kept.status.summary
             if let servers = try? await kept.engines.servers() { detail += "; \(servers.count) servers read" }
             if let retention = try? await kept.engines.retention() { detail += "; readings kept \(retention)" }
+            // Opening kept data ran SQLite's quick check on the file, read-only, first.
+            detail += "; SQLite's quick check finds nothing wrong"
             let problems = kept.launches.flatMap(\.problems)
             if let notice = kept.notice { return .init("kept data", .note, "\(notice) Now \(detail)") }
             guard problems.isEmpty else {

@@ -1,7 +1,7 @@
 /// What `keep doctor` found, check by check (and prints with `--json`).
 ///
 /// ```json
-/// { "checks" : [ { "detail" : "/home/me/.local/share/keep exists and is writable",
+/// { "checks" : [ { "detail" : "/home/me/.local/share/keep exists, and a block written there reached the disk",
 ///                  "name" : "data root", "status" : "ok" }, … ],
 ///   "dataRoot" : "/home/me/.local/share/keep",
 ///   "needsUser" : false }

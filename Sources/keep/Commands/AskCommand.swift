@@ -46,8 +46,9 @@ enum AskCommand {
         let runner = try await composition.turns(on: engine)
         var id = arguments.value(chatOption.name)
         if arguments.has(continueOption.name) {
-            guard let recent = try await runner.mostRecentChatId() else { throw TurnError.noChatToContinue }
-            id = recent
+            guard let recent = try await runner.chatToContinue() else { throw TurnError.noChatToContinue }
+            if let instead = recent.instead { console.warning(instead) }
+            id = recent.id
         }
         let session = try await runner.begin(question, in: id)
         console.err("\(await session.id)\n")

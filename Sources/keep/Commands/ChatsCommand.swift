@@ -70,10 +70,17 @@ enum ChatsCommand {
         let id = invocation.positional(0) ?? ""
         let chats = ChatRepository(storage: try await storage(invocation))
         let chat: Chat?
-        let draft: String?
         do {
             chat = try await chats.read(id)
+        } catch {
+            throw CommandFailure.because(error)
+        }
+        var draft: String?
+        do throws(ChatError) {
             draft = try await chats.draft(for: id)
+        } catch .unreadableDraft(let unreadable) where chat != nil {
+            // A draft that cannot be read is its own problem: the chat is shown all the same.
+            invocation.console.warning(ChatError.unreadableDraft(unreadable).description)
         } catch {
             throw CommandFailure.because(error)
         }
@@ -103,7 +110,7 @@ enum ChatsCommand {
         let existed: Bool
         let hadDraft: Bool
         do {
-            hadDraft = try await chats.draft(for: id) != nil
+            hadDraft = try await chats.hasDraft(for: id)
             existed = try await chats.delete(id)
         } catch {
             throw CommandFailure.failure("cannot remove chat \(StorageError.quoted(id)): \(error)")

@@ -1,4 +1,5 @@
 import KeepApp
+import KeepCore
 import KeepPorts
 
 /// `keep store`: the raw store, one value per namespace and id, for scripts.
@@ -57,7 +58,19 @@ enum StoreCommand {
     }
 
     static func clearNamespace(_ invocation: Invocation) async throws {
-        try await storage(invocation).clear(try namespace(invocation))
+        let namespace = try namespace(invocation)
+        let storage = try await storage(invocation)
+        guard namespace == .cache, try await storage.read(MigrationMarker.key) != nil else {
+            return try await storage.clear(namespace)
+        }
+        // The one-time migration's done-marker stays: without it store.json would be copied
+        // again at the next launch, bringing back every chat removed since.
+        for id in try await storage.listIds(.cache) where StorageKey(.cache, id) != MigrationMarker.key {
+            try await storage.remove(StorageKey(.cache, id))
+        }
+        invocation.console.warning(
+            "\(MigrationMarker.key) is kept: it records that store.json was copied, once; "
+                + "`keep store rm cache \(MigrationMarker.key.id)` removes it (store.json is then copied again)")
     }
 
     // MARK: - Arguments

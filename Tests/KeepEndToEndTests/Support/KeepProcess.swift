@@ -34,7 +34,13 @@ final class KeepProcess: Sendable {
 
     /// Starts `keep arguments` with exactly `environment`; on a new pseudo-terminal, as its
     /// controlling terminal, when `terminal` is true.
-    init(_ arguments: [String], environment: [String: String], terminal: Bool = false) throws {
+    /// With a `wrapper`, that command is started instead, with keep's path and `arguments`
+    /// after its own (`setpriv … keep ask`, `unshare -m sh -c … keep doctor`).
+    init(
+        _ arguments: [String], environment: [String: String], terminal: Bool = false, wrapper: [String] = []
+    )
+        throws
+    {
         var actions = posix_spawn_file_actions_t()
         try check(posix_spawn_file_actions_init(&actions), "posix_spawn_file_actions_init")
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -88,14 +94,15 @@ final class KeepProcess: Sendable {
         }
         try check(posix_spawnattr_setflags(&attributes, Int16(flags)), "posix_spawnattr_setflags")
 
-        let argv = ([Self.binary] + arguments).map { strdup($0) } + [nil]
+        let argv = (wrapper + [Self.binary] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var child: pid_t = 0
-        let spawned = posix_spawn(&child, Self.binary, &actions, &attributes, argv, envp)
+        let program = wrapper.first ?? Self.binary
+        let spawned = posix_spawn(&child, program, &actions, &attributes, argv, envp)
         guard spawned == 0 else {
             parentEnds.forEach { close($0) }
-            throw SpawnFailure(what: "posix_spawn \(Self.binary)", code: spawned)
+            throw SpawnFailure(what: "posix_spawn \(program)", code: spawned)
         }
         let pid = child
         self.pid = pid

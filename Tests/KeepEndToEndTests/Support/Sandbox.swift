@@ -19,8 +19,17 @@ struct Sandbox {
     /// Whether the keyring tests can run here.
     static var hasKeyring: Bool { busAddress != nil }
 
+    /// A command `keep` is run under (its arguments first, then keep's path and
+    /// arguments), such as `setpriv` to run it as another user; empty: run it directly.
+    var wrapper: [String] = []
+
     init(keyring: Bool = false) throws {
-        directory = try TemporaryDirectory(prefix: "keep-e2e")
+        try self.init(keyring: keyring, directory: try TemporaryDirectory(prefix: "keep-e2e"))
+    }
+
+    /// A sandbox in `directory`, for a test that needs it somewhere particular.
+    init(keyring: Bool = false, directory: TemporaryDirectory) throws {
+        self.directory = directory
         self.keyring = keyring
         for path in [home, dataHome] {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -45,7 +54,7 @@ struct Sandbox {
 
     /// Starts `keep arguments` in this sandbox.
     func start(_ arguments: [String], terminal: Bool = false) throws -> KeepProcess {
-        try KeepProcess(arguments, environment: environment, terminal: terminal)
+        try KeepProcess(arguments, environment: environment, terminal: terminal, wrapper: wrapper)
     }
 
     /// Runs `keep arguments` to the end, with `input` on standard input.
