@@ -25,6 +25,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+        // prctl(2), which is variadic and so not callable from Swift: Linux's libc, no package.
+        .systemLibrary(name: "CProcess"),
 
         // The ports: no C, no file I/O. Everything else depends on this.
         .target(name: "KeepPorts"),
@@ -39,7 +41,10 @@ let package = Package(
         // The composition root: the only place (besides the benchmarks) that builds adapters.
         .target(
             name: "KeepApp",
-            dependencies: ["KeepPorts", "KeepCore", "KeepFileStore", "KeepSecretService", "KeepSealed"]
+            dependencies: [
+                "KeepPorts", "KeepCore", "KeepFileStore", "KeepSecretService", "KeepSealed",
+                .target(name: "CProcess", condition: .when(platforms: [.linux])),
+            ]
         ),
         .executableTarget(name: "keep", dependencies: ["KeepApp"]),
         // A test tool, not a product: the writer the kill -9 torture tests kill and reopen after.

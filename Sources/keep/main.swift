@@ -23,8 +23,11 @@ for number in [SIGINT, SIGTERM, SIGQUIT, SIGHUP] {
 }
 signal(SIGPIPE, SIG_IGN)
 
-// The environment is read here, once, and handed down as a value.
+// Before any thread or key: no core dump of a key, no proxy between keep and this machine.
 let console = Console()
+for problem in ProcessGuard.harden() { console.warning(problem) }
+
+// The environment is read here, once, and handed down as a value.
 let composition = Composition(environment: LaunchEnvironment(ProcessInfo.processInfo.environment)) { line in
     console.error(line)
 }

@@ -12,7 +12,8 @@ import Foundation
 /// transfer receives, and are yielded at once; nothing waits for the whole body.
 /// Ending the stream early (the consumer's task cancelled, or it stopped reading)
 /// cancels the request. The session is invalidated when the task ends, which releases
-/// the delegate.
+/// the delegate. A redirect is never followed here (see
+/// ``urlSession(_:task:willPerformHTTPRedirection:newRequest:completionHandler:)``).
 final class DataTaskEvents: NSObject, URLSessionDataDelegate, Sendable {
     /// What the task reports, in order: one response, then data.
     enum Event: Sendable {
@@ -57,6 +58,16 @@ final class DataTaskEvents: NSObject, URLSessionDataDelegate, Sendable {
             continuation.yield(.response(response))
         }
         completionHandler(.allow)
+    }
+
+    /// Never follows a redirect: the redirect answer itself comes through as the response,
+    /// for the engine to decide on with ``RedirectPolicy`` (it alone holds the body, which
+    /// FoundationNetworking would drop on the way, and knows whether the origin changed).
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

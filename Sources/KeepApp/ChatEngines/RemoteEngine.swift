@@ -34,10 +34,20 @@ public struct RemoteEngine: ChatEngine {
     public let keyRef: SecretRef
     /// How long the server may stay silent, before its first byte or between two.
     public let idleTimeout: TimeInterval
+    /// The hosts the user allowed to get the key over plain http (``CleartextRule``).
+    public let keyOverHttpHosts: [String]
+    /// The most bytes an answer may take on the wire; more ends the turn.
+    public let answerLimit: Int
     private let readKey: @Sendable () async throws(EngineError) -> String?
+
+    /// The default ``answerLimit``: 8 MiB, far more than any chat answer.
+    public static let defaultAnswerLimit = 8 << 20
+    /// How many same-origin redirects (307, 308) one request follows.
+    static let redirectLimit = 5
 
     public init(
         baseURL: String, model: String, temperature: Double, keyRef: SecretRef, idleTimeout: TimeInterval = 300,
+        keyOverHttpHosts: [String] = [], answerLimit: Int = defaultAnswerLimit,
         readKey: @escaping @Sendable () async throws(EngineError) -> String?
     ) {
         self.baseURL = baseURL
@@ -45,6 +55,8 @@ public struct RemoteEngine: ChatEngine {
         self.temperature = temperature
         self.keyRef = keyRef
         self.idleTimeout = idleTimeout
+        self.keyOverHttpHosts = keyOverHttpHosts
+        self.answerLimit = answerLimit
         self.readKey = readKey
     }
 
@@ -52,17 +64,44 @@ public struct RemoteEngine: ChatEngine {
         to conversation: [ChatMessage], receive: @escaping @Sendable (String) -> Void
     ) async throws(EngineError) -> String {
         let key = try await readKey()
-        let request = try Self.request(
+        var request = try Self.request(
             baseURL: baseURL, model: model, temperature: temperature, conversation: conversation, apiKey: key,
             keyRef: keyRef)
-        do {
-            return try await exchange(request, key: key, receive: receive)
-        } catch let error as EngineError {
-            throw error
-        } catch {
-            if Task.isCancelled { throw .cancelled }
-            throw failure(error)
+        // Before anything connects: a key never goes over plain http to another machine.
+        if let url = request.url,
+            case .refused(let host) = CleartextRule.verdict(
+                for: url, sendsKey: !(key ?? "").isEmpty, allowedHosts: keyOverHttpHosts)
+        {
+            throw EngineError(
+                .cleartext,
+                CleartextRule.refusal(
+                    host: host, keyRef: keyRef.description, keyRemoval: Self.keyRemoveCommand(keyRef)))
         }
+        for _ in 0...Self.redirectLimit {
+            do {
+                switch try await exchange(request, key: key, receive: receive) {
+                case .answer(let answer):
+                    return answer
+                case .redirect(let url):
+                    // Same origin, 307 or 308: the same method, headers and body, sent again.
+                    request.url = url
+                }
+            } catch let error as EngineError {
+                throw error
+            } catch {
+                if Task.isCancelled { throw .cancelled }
+                throw failure(error)
+            }
+        }
+        throw EngineError(
+            .redirected,
+            "the server at \(displayURL) redirected the request more than \(Self.redirectLimit) times; gave up")
+    }
+
+    /// How one exchange ended: an answer, or a redirect to follow.
+    private enum Outcome {
+        case answer(String)
+        case redirect(URL)
     }
 
     /// The request for `conversation`: the URL, the JSON body and the headers, with an
@@ -106,26 +145,57 @@ public struct RemoteEngine: ChatEngine {
         return request
     }
 
-    /// Sends `request` and reads the answer as it arrives.
+    /// Sends `request` and reads the answer as it arrives; answers a redirect the policy
+    /// lets it follow rather than following it (the transport never follows one).
     private func exchange(
         _ request: URLRequest, key: String?, receive: @escaping @Sendable (String) -> Void
-    ) async throws -> String {
+    ) async throws -> Outcome {
         var response: HTTPURLResponse?
         var parser = ServerSentEventParser()
         var body = Data()  // an error body, or a whole JSON answer
         var answer = ""
         var complete = false
+        var bytesRead = 0
+        var events = 0
         reading: for try await event in DataTaskEvents.start(request, idleTimeout: idleTimeout) {
             switch event {
             case .response(let received):
+                if let url = request.url,
+                    let decision = RedirectPolicy.decide(
+                        from: url, method: request.httpMethod ?? "POST", status: received.statusCode,
+                        location: received.value(forHTTPHeaderField: "Location"))
+                {
+                    switch decision {
+                    case .follow(let target): return .redirect(target)
+                    case .refuse(let refusal):
+                        throw EngineError(
+                            .redirected,
+                            refusal.message(server: displayURL, suffix: "/chat/completions", hidingKey: key))
+                    }
+                }
+                if Self.isSuccess(received), let kind = Self.notAnEventStream(received) {
+                    throw EngineError(
+                        .badResponse,
+                        "the server at \(displayURL) answered \(kind), not a chat completion; "
+                            + "is baseUrl the API's base, such as http://host:port/v1?")
+                }
                 response = received
             case .data(let data):
+                // Bounded whatever the server sends: an endless stream ends the turn here.
+                bytesRead += data.count
+                guard bytesRead <= answerLimit else {
+                    throw EngineError(
+                        .tooLarge,
+                        "the answer from \(displayURL) passed \(Self.sizeText(answerLimit)) "
+                            + "(the answerLimitMiB setting); stopped reading it")
+                }
                 guard let response, Self.isSuccess(response), Self.isEventStream(response) else {
                     // An error message or a whole JSON answer: kept, within reason, to read at the end.
                     if body.count < Self.bodyLimit { body.append(data) }
                     continue
                 }
                 for event in parser.feed(data) {
+                    events += 1
                     if event.data == "[DONE]" {
                         complete = true
                         break reading
@@ -149,13 +219,20 @@ public struct RemoteEngine: ChatEngine {
                 throw EngineError(.badResponse, "the server at \(displayURL) answered JSON that holds no answer")
             }
             receive(chunk.text)
-            return chunk.text
+            return .answer(chunk.text)
         }
         guard complete else {
+            if events == 0, bytesRead > 0 {
+                let type = response.value(forHTTPHeaderField: "Content-Type").map { " (\($0))" } ?? ""
+                throw EngineError(
+                    .badResponse,
+                    "the server at \(displayURL) answered something that is not an event stream\(type), "
+                        + "not a chat completion")
+            }
             throw EngineError(
                 .badResponse, "the server at \(displayURL) ended the stream before the answer was complete")
         }
-        return answer
+        return .answer(answer)
     }
 
     /// One event's data as a chunk, or the error it reports.
@@ -232,10 +309,15 @@ public struct RemoteEngine: ChatEngine {
             + (ref.account == "default" ? "" : " --account \(StorageError.quoted(ref.account))") + "`"
     }
 
-    /// A server's message on one line, at most 300 characters, with the key blanked out.
+    /// `keep key rm SLOT`, with `--account` when the account is not the default.
+    static func keyRemoveCommand(_ ref: SecretRef) -> String {
+        "`keep key rm \(ref.slot.rawValue)"
+            + (ref.account == "default" ? "" : " --account \(StorageError.quoted(ref.account))") + "`"
+    }
+
+    /// A server's message on one line, at most 300 characters, with the key hidden.
     static func oneLine(_ message: String, hiding key: String?) -> String {
-        var text = message
-        if let key, !key.isEmpty { text = text.replacingOccurrences(of: key, with: "[your key]") }
+        var text = ServerText.hidingKey(message, key)
         text = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         return text.count > 300 ? String(text.prefix(299)) + "…" : text
     }
@@ -245,6 +327,23 @@ public struct RemoteEngine: ChatEngine {
 
     private static func isSuccess(_ response: HTTPURLResponse) -> Bool {
         (200..<300).contains(response.statusCode)
+    }
+
+    /// `8 MiB`, or bytes below one MiB.
+    static func sizeText(_ bytes: Int) -> String {
+        bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
+    }
+
+    /// What a successful answer is when it is plainly not a chat completion (a web page, an
+    /// image), named for the user; `nil` for anything that may be one.
+    private static func notAnEventStream(_ response: HTTPURLResponse) -> String? {
+        let type = response.value(forHTTPHeaderField: "Content-Type")?.lowercased() ?? ""
+        if type.hasPrefix("text/html") || type.hasPrefix("application/xhtml") { return "a web page (\(type))" }
+        for prefix in ["image/", "audio/", "video/", "font/", "application/pdf", "application/octet-stream"]
+        where type.hasPrefix(prefix) {
+            return "a file of type \(type)"
+        }
+        return nil
     }
 
     /// Whether the body is server-sent events: a JSON content type is a whole answer,
