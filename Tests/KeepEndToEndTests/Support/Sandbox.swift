@@ -13,6 +13,9 @@ struct Sandbox {
     let keyring: Bool
     /// Variables added to the environment, such as `OPENAI_API_KEY`.
     var extra: [String: String] = [:]
+    /// What keep is started through (see ``KeepProcess``), such as `nsenter` into a test's
+    /// own network namespace; nothing by default.
+    var launcher: [String] = []
 
     /// The session bus of the test process, when it runs inside `scripts/with-keyring`.
     static let busAddress = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
@@ -45,7 +48,7 @@ struct Sandbox {
 
     /// Starts `keep arguments` in this sandbox.
     func start(_ arguments: [String], terminal: Bool = false) throws -> KeepProcess {
-        try KeepProcess(arguments, environment: environment, terminal: terminal)
+        try KeepProcess(arguments, environment: environment, terminal: terminal, launcher: launcher)
     }
 
     /// Runs `keep arguments` to the end, with `input` on standard input.
