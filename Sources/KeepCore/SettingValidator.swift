@@ -57,7 +57,8 @@ extension SettingValidator {
     }
 
     /// Host names or addresses separated by commas (`gpu-box.lan, 192.168.1.20`), or
-    /// nothing: letters, digits, `.`, `-`, `_` and, for IPv6, `:`; no scheme, port or path.
+    /// nothing: letters, digits, `.`, `-`, `_`, or an IPv6 address without brackets; no
+    /// scheme, port or path.
     public static let hostList = SettingValidator(
         "host names separated by commas (such as gpu-box.lan, 192.168.1.20), without scheme or port, or nothing"
     ) { value in
@@ -65,8 +66,15 @@ extension SettingValidator {
         let hosts = text.split(separator: ",", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }
         if hosts == [""] { return .string("") }
-        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.-_:")
-        guard hosts.allSatisfy({ !$0.isEmpty && $0.lowercased().allSatisfy(allowed.contains) }) else { return nil }
+        let name = Set("abcdefghijklmnopqrstuvwxyz0123456789.-_")
+        let ipv6 = Set("0123456789abcdef:.")
+        // A name or IPv4 address, or an IPv6 address (two colons at least, hex digits only).
+        func isHost(_ host: String) -> Bool {
+            let lowered = host.lowercased()
+            if lowered.contains(":") { return lowered.filter { $0 == ":" }.count >= 2 && lowered.allSatisfy(ipv6.contains) }
+            return !lowered.isEmpty && lowered.allSatisfy(name.contains)
+        }
+        guard hosts.allSatisfy(isHost) else { return nil }
         return .string(hosts.map { $0.lowercased() }.joined(separator: ", "))
     }
 }

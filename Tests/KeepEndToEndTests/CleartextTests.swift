@@ -43,7 +43,7 @@ struct CleartextTests {
         let id = try #require(refused.chatId)
         #expect(
             refused.stderr.contains(
-                "keep: keep does not send the API key in openai/default over plain http to 192.0.2.1, which is not "
+                "keep: refused to send the API key in openai/\"default\" over plain http to 192.0.2.1, which is not "
                     + "this machine"), "\(refused)")
         #expect(refused.stderr.contains("keep settings set keyOverHttpHosts 192.0.2.1"))
         #expect(try await withKey.chat(id)["draft"] as? String == "a secret question")

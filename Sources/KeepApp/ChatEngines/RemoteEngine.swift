@@ -156,8 +156,10 @@ public struct RemoteEngine: ChatEngine {
         var answer = ""
         var complete = false
         var bytesRead = 0
-        var events = 0
-        reading: for try await event in DataTaskEvents.start(request, idleTimeout: idleTimeout) {
+        // Bounded whatever the server sends: an endless stream ends the turn at the limit.
+        let events = DataTaskEvents.start(request, idleTimeout: idleTimeout, byteLimit: answerLimit)
+        var eventCount = 0
+        reading: for try await event in events {
             switch event {
             case .response(let received):
                 if let url = request.url,
@@ -181,21 +183,14 @@ public struct RemoteEngine: ChatEngine {
                 }
                 response = received
             case .data(let data):
-                // Bounded whatever the server sends: an endless stream ends the turn here.
                 bytesRead += data.count
-                guard bytesRead <= answerLimit else {
-                    throw EngineError(
-                        .tooLarge,
-                        "the answer from \(displayURL) passed \(Self.sizeText(answerLimit)) "
-                            + "(the answerLimitMiB setting); stopped reading it")
-                }
                 guard let response, Self.isSuccess(response), Self.isEventStream(response) else {
                     // An error message or a whole JSON answer: kept, within reason, to read at the end.
                     if body.count < Self.bodyLimit { body.append(data) }
                     continue
                 }
                 for event in parser.feed(data) {
-                    events += 1
+                    eventCount += 1
                     if event.data == "[DONE]" {
                         complete = true
                         break reading
@@ -222,7 +217,7 @@ public struct RemoteEngine: ChatEngine {
             return .answer(chunk.text)
         }
         guard complete else {
-            if events == 0, bytesRead > 0 {
+            if eventCount == 0, bytesRead > 0 {
                 let type = response.value(forHTTPHeaderField: "Content-Type").map { " (\($0))" } ?? ""
                 throw EngineError(
                     .badResponse,
@@ -271,6 +266,12 @@ public struct RemoteEngine: ChatEngine {
 
     /// The line for a transfer that failed before an answer came.
     private func failure(_ error: any Error) -> EngineError {
+        if error is DataTaskEvents.LimitExceeded {
+            return EngineError(
+                .tooLarge,
+                "the answer from \(displayURL) passed \(Self.sizeText(answerLimit)) (the answerLimitMiB setting); "
+                    + "stopped reading it")
+        }
         guard let error = error as? URLError else {
             if error is CancellationError { return .cancelled }
             return EngineError(.connection, "the request to \(displayURL) failed: \(error.localizedDescription)")

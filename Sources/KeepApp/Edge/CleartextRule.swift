@@ -31,7 +31,7 @@ public enum CleartextRule {
 
     /// The line for a refused key: what was not done, why, and the three ways on.
     public static func refusal(host: String, keyRef: String, keyRemoval: String) -> String {
-        "keep does not send the API key in \(keyRef) over plain http to \(host), which is not this machine: "
+        "refused to send the API key in \(keyRef) over plain http to \(host), which is not this machine: "
             + "anyone on the way could read it. Use an https:// baseUrl; or, if that server needs no key, remove "
             + "it with \(keyRemoval); or, for a server on a network you trust, allow that host with "
             + "`keep settings set keyOverHttpHosts \(host)`"

@@ -55,19 +55,14 @@ struct URLSessionHTTP: ServerHTTPPort {
         var response: HTTPURLResponse?
         var body = Data()
         do {
-            for try await event in DataTaskEvents.start(request, idleTimeout: seconds) {
+            for try await event in DataTaskEvents.start(request, idleTimeout: seconds, byteLimit: bodyLimit) {
                 switch event {
-                case .response(let received):
-                    response = received
-                case .data(let data):
-                    guard body.count + data.count <= bodyLimit else {
-                        throw HTTPFailure(reason: "its answer passed \(RemoteEngine.sizeText(bodyLimit)); not read")
-                    }
-                    body.append(data)
+                case .response(let received): response = received
+                case .data(let data): body.append(data)
                 }
             }
-        } catch let failure as HTTPFailure {
-            throw failure
+        } catch is DataTaskEvents.LimitExceeded {
+            throw HTTPFailure(reason: "its answer passed \(RemoteEngine.sizeText(bodyLimit)); not read")
         } catch {
             // URLError's description names the URL and the failure, never a header.
             throw HTTPFailure(reason: Self.reason(error))
