@@ -106,4 +106,29 @@ struct CleartextTests {
         #expect(proxy.connections == 1)
         #expect(local.requests.count == 1)
     }
+
+    @Test("a key goes over https to a host that is not loopback when keep trusts its certificate; an untrusted one gets nothing")
+    func keyOverTLS() async throws {
+        let namespace = try NetworkNamespace()
+        var sandbox = try Sandbox()
+        let tls = try TLSServer(
+            host: NetworkNamespace.address, files: ["v1/models": "{\"object\":\"list\",\"data\":[{\"id\":\"tls-model\"}]}"],
+            in: sandbox.directory, launcher: namespace.launcher)
+        sandbox.extra["OPENAI_API_KEY"] = Self.key
+        sandbox.launcher = namespace.launcher
+        for (key, value) in [("engineId", "remote"), ("baseUrl", tls.baseURL)] {
+            #expect(try await sandbox.run("settings", "set", key, value).status == .exited(0))
+        }
+        // The system's authorities do not vouch for the test's certificate: no list.
+        let untrusted = try await sandbox.run("engines")
+        #expect(untrusted.stdout.contains("now:  no answer ("), "\(untrusted)")
+        #expect(!untrusted.stdout.contains("tls-model") && !untrusted.stdout.contains("not asked"))
+
+        // Trusted (in keep's own mount namespace only): the list, read with the key, over TLS.
+        sandbox.launcher = namespace.launcher + tls.trustingLauncher
+        let trusted = try await sandbox.run("engines")
+        #expect(trusted.status == .exited(0), "\(trusted)")
+        #expect(trusted.stdout.contains("models: tls-model"), "\(trusted)")
+        #expect(!trusted.stdout.contains(Self.key) && !trusted.stderr.contains(Self.key))
+    }
 }
