@@ -71,7 +71,9 @@ extension SettingValidator {
         // A name or IPv4 address, or an IPv6 address (two colons at least, hex digits only).
         func isHost(_ host: String) -> Bool {
             let lowered = host.lowercased()
-            if lowered.contains(":") { return lowered.filter { $0 == ":" }.count >= 2 && lowered.allSatisfy(ipv6.contains) }
+            if lowered.contains(":") {
+                return lowered.filter { $0 == ":" }.count >= 2 && lowered.allSatisfy(ipv6.contains)
+            }
             return !lowered.isEmpty && lowered.allSatisfy(name.contains)
         }
         guard hosts.allSatisfy(isHost) else { return nil }

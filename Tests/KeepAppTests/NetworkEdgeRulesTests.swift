@@ -86,21 +86,29 @@ struct NetworkEdgeRulesTests {
     @Test(
         "a key goes over plain http only to loopback, or to a host the user named; keyless requests anywhere",
         arguments: cleartextCases)
-    func cleartextVerdicts(_ url: String, _ sendsKey: Bool, _ allowed: [String], _ verdict: CleartextRule.Verdict)
+    func cleartextVerdicts(
+        _ url: String, _ sendsKey: Bool, _ allowed: [String], _ verdict: CleartextRule.Verdict
+    )
         throws
     {
-        #expect(CleartextRule.verdict(for: try #require(URL(string: url)), sendsKey: sendsKey, allowedHosts: allowed) == verdict)
+        #expect(
+            CleartextRule.verdict(for: try #require(URL(string: url)), sendsKey: sendsKey, allowedHosts: allowed)
+                == verdict)
     }
 
     static let badAddresses: [(String, String)] = [
-        ("http://user:hunter2@example.test/v1", "user or password"), ("http://:hunter2@example.test/v1", "user or password"),
-        ("http://example.test/v1?key=hunter2", "query or fragment"), ("http://example.test/v1#hunter2", "query or fragment"),
+        ("http://user:hunter2@example.test/v1", "user or password"),
+        ("http://:hunter2@example.test/v1", "user or password"),
+        ("http://example.test/v1?key=hunter2", "query or fragment"),
+        ("http://example.test/v1#hunter2", "query or fragment"),
         ("http://example.test:0/v1", "port"), ("http://example.test:65536/v1", "port"),
         ("http://example.test:99999999999/v1", "port"), ("ftp://example.test/v1", "not an http or https URL"),
         ("http:///v1", "names no host"), ("not a url", "not a URL"), ("", "not a URL"),
     ]
 
-    @Test("a server address breaking a rule is refused, naming the rule it breaks, never the password", arguments: badAddresses)
+    @Test(
+        "a server address breaking a rule is refused, naming the rule it breaks, never the password",
+        arguments: badAddresses)
     func refusedAddresses(_ text: String, _ rule: String) throws {
         let problem = try #require(ServerURLRule.problem(in: text))
         #expect(problem.contains(rule), "\(problem)")
@@ -110,7 +118,9 @@ struct NetworkEdgeRulesTests {
 
     @Test(
         "a server address keeping every rule is accepted",
-        arguments: ["http://127.0.0.1:8080/v1", "https://api.example.test/v1", "http://[::1]:1/v1", "HTTP://Host:65535"])
+        arguments: [
+            "http://127.0.0.1:8080/v1", "https://api.example.test/v1", "http://[::1]:1/v1", "HTTP://Host:65535",
+        ])
     func goodAddresses(_ text: String) {
         #expect(ServerURLRule.problem(in: text) == nil)
         #expect(SettingValidator.httpURL.validate(.string(text)) == .string(text))
@@ -119,7 +129,8 @@ struct NetworkEdgeRulesTests {
     @Test("the key, and so its Bearer form, is hidden in server text; text without it is left as it is")
     func keyHidden() {
         let key = "sk-abc123"
-        #expect(ServerText.hidingKey("got Bearer sk-abc123 and sk-abc123", key) == "got Bearer [your key] and [your key]")
+        #expect(
+            ServerText.hidingKey("got Bearer sk-abc123 and sk-abc123", key) == "got Bearer [your key] and [your key]")
         #expect(ServerText.hidingKey("nothing here", key) == "nothing here")
         #expect(ServerText.hidingKey("sk-abc123", nil) == "sk-abc123")
         #expect(ServerText.hidingKey("sk-abc123", "") == "sk-abc123")

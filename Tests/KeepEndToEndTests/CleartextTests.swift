@@ -51,7 +51,8 @@ struct CleartextTests {
         // The model list: not asked either, and the reading says why.
         let listed = try await withKey.run("engines")
         #expect(server.connections == 1, "\(listed)")
-        #expect(listed.stdout.contains("not asked: keep does not send the key over plain http to 192.0.2.1"), "\(listed)")
+        #expect(
+            listed.stdout.contains("not asked: keep does not send the key over plain http to 192.0.2.1"), "\(listed)")
 
         let doctor = try await withKey.run("doctor")
         #expect(doctor.stdout.contains("key over http"), "\(doctor)")
@@ -107,12 +108,15 @@ struct CleartextTests {
         #expect(local.requests.count == 1)
     }
 
-    @Test("a key goes over https to a host that is not loopback when keep trusts its certificate; an untrusted one gets nothing")
+    @Test(
+        "a key goes over https to a host that is not loopback when keep trusts its certificate; an untrusted one gets nothing"
+    )
     func keyOverTLS() async throws {
         let namespace = try NetworkNamespace()
         var sandbox = try Sandbox()
         let tls = try TLSServer(
-            host: NetworkNamespace.address, files: ["v1/models": "{\"object\":\"list\",\"data\":[{\"id\":\"tls-model\"}]}"],
+            host: NetworkNamespace.address,
+            files: ["v1/models": "{\"object\":\"list\",\"data\":[{\"id\":\"tls-model\"}]}"],
             in: sandbox.directory, launcher: namespace.launcher)
         sandbox.extra["OPENAI_API_KEY"] = Self.key
         sandbox.launcher = namespace.launcher

@@ -109,7 +109,8 @@ struct NetworkEdgeTests {
         #expect(server.requests.first?.header("Authorization") == "Bearer \(Self.key)")
         #expect(elsewhere.connections == 0)
         #expect(
-            listed.stdout.contains("redirected the request (HTTP \(status)) to \(elsewhere.baseURL)/models"), "\(listed)")
+            listed.stdout.contains("redirected the request (HTTP \(status)) to \(elsewhere.baseURL)/models"),
+            "\(listed)")
         #expect(listed.stdout.contains("keep settings set baseUrl \(elsewhere.baseURL)"))
         #expect(!listed.stdout.contains("elsewhere-model"))
     }
@@ -129,7 +130,8 @@ struct NetworkEdgeTests {
 
     /// Everything a terminal would obey: a window title, an OSC 52 clipboard write, hidden
     /// text, a one-byte CSI, a right-to-left override, a carriage return.
-    static let hostile = "a\u{1B}]0;owned\u{07}b\u{1B}]52;c;aGVsbG8=\u{07}c\u{1B}[8mhidden\u{1B}[0md\u{9B}31me\u{202E}f\rg"
+    static let hostile =
+        "a\u{1B}]0;owned\u{07}b\u{1B}]52;c;aGVsbG8=\u{07}c\u{1B}[8mhidden\u{1B}[0md\u{9B}31me\u{202E}f\rg"
     /// What each of those control characters is, so a test can say none reached the output.
     static let controls: [Unicode.Scalar] = ["\u{1B}", "\u{07}", "\u{9B}", "\u{202E}", "\r"]
 
@@ -193,7 +195,8 @@ struct NetworkEdgeTests {
         let server = try LoopbackServer { request, responder in
             if request.method == "GET" {
                 let list = "{\"object\":\"list\",\"data\":[{\"id\":\"m-\(Self.key)\"}]}"
-                responder.send(status: 200, headers: ["Content-Type": "application/json", "Server": "echo \(bearer)"], body: list)
+                responder.send(
+                    status: 200, headers: ["Content-Type": "application/json", "Server": "echo \(bearer)"], body: list)
             } else {
                 responder.send(status: 400, body: "{\"error\":{\"message\":\"unknown key \(bearer)\"}}")
             }
@@ -203,7 +206,10 @@ struct NetworkEdgeTests {
         #expect(server.requests.first?.header("Authorization") == bearer, "the server did get the key to echo")
         #expect(asked.status == .exited(1))
         #expect(asked.stderr.contains("unknown key Bearer [your key]"), "\(asked)")
-        for run in [try await sandbox.run("engines"), try await sandbox.run("engines"), try await sandbox.run("engines", "--json")] {
+        for run in [
+            try await sandbox.run("engines"), try await sandbox.run("engines"),
+            try await sandbox.run("engines", "--json"),
+        ] {
             #expect(run.stdout.contains("[your key]"), "\(run)")
             #expect(!run.stdout.contains(Self.key) && !run.stderr.contains(Self.key), "\(run)")
         }
@@ -243,7 +249,10 @@ struct NetworkEdgeTests {
     @Test(
         "a 200 answer that is not an event stream is named as such",
         arguments: [
-            ("text/html; charset=utf-8", "<html><body>Welcome to nginx!</body></html>", "answered a web page (text/html"),
+            (
+                "text/html; charset=utf-8", "<html><body>Welcome to nginx!</body></html>",
+                "answered a web page (text/html"
+            ),
             ("application/json", "{\"object\":\"list\",\"data\":[]}", "answered JSON that holds no answer"),
             ("text/plain", "just words\n", "answered something that is not an event stream (text/plain)"),
         ])
@@ -264,7 +273,8 @@ struct NetworkEdgeTests {
     @Test(
         "keep settings set refuses a baseUrl that breaks a rule, naming the rule, never echoing a password",
         arguments: [
-            "http://user:hunter2@example.test/v1", "http://example.test/v1?key=hunter2", "http://example.test/v1#hunter2",
+            "http://user:hunter2@example.test/v1", "http://example.test/v1?key=hunter2",
+            "http://example.test/v1#hunter2",
             "http://example.test:0/v1", "http://example.test:70000/v1", "ftp://example.test/hunter2",
             "file:///hunter2", "http:///hunter2",
         ])
@@ -280,7 +290,8 @@ struct NetworkEdgeTests {
     @Test(
         "keep settings set accepts a baseUrl that keeps every rule",
         arguments: [
-            "https://api.example.test/v1", "http://127.0.0.1:8080/v1", "http://[::1]:11434/v1", "http://localhost:65535",
+            "https://api.example.test/v1", "http://127.0.0.1:8080/v1", "http://[::1]:11434/v1",
+            "http://localhost:65535",
             "HTTPS://Example.test:1/v1/",
         ])
     func goodBaseURLAccepted(_ url: String) async throws {
@@ -331,7 +342,8 @@ struct NetworkEdgeTests {
         #expect(await keep.output.wait(for: "first"), "keep is mid-answer, the key read")
         let limits = try String(contentsOfFile: "/proc/\(keep.pid)/limits", encoding: .utf8)
         let core = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
-        #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(core)")
+        #expect(
+            core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(core)")
         keep.send(SIGQUIT)
         #expect(await keep.exit() == .signaled(SIGQUIT))
         #expect(keep.dumpedCore == false)

@@ -26,7 +26,8 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
         if let problem = ServerURLRule.problem(in: trimmed) {
             // An address with a user or password is not quoted back: the text holds a credential.
             let holdsCredential = URLComponents(string: trimmed).map { $0.user != nil || $0.password != nil } ?? false
-            throw .refused(operation, holdsCredential ? "the address \(problem)" : "\(Self.quoted(trimmed)): \(problem)")
+            throw .refused(
+                operation, holdsCredential ? "the address \(problem)" : "\(Self.quoted(trimmed)): \(problem)")
         }
         guard var parts = URLComponents(string: trimmed), let scheme = parts.scheme?.lowercased(),
             let host = parts.host

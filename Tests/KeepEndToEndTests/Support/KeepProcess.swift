@@ -37,7 +37,9 @@ final class KeepProcess: Sendable {
     /// controlling terminal, when `terminal` is true. With a `launcher` (a program and its
     /// arguments, such as `nsenter --net=…`), that program is started with keep's path and
     /// arguments after its own, and is expected to exec keep.
-    init(_ arguments: [String], environment: [String: String], terminal: Bool = false, launcher: [String] = [])
+    init(
+        _ arguments: [String], environment: [String: String], terminal: Bool = false, launcher: [String] = []
+    )
         throws
     {
         var actions = posix_spawn_file_actions_t()

@@ -58,7 +58,9 @@ final class LoopbackServer: Sendable {
         self.handler = handler
         self.host = host
         var hostAddress = in_addr()
-        guard inet_pton(AF_INET, host, &hostAddress) == 1 else { throw SpawnFailure(what: "inet_pton \(host)", code: 0) }
+        guard inet_pton(AF_INET, host, &hostAddress) == 1 else {
+            throw SpawnFailure(what: "inet_pton \(host)", code: 0)
+        }
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { throw SpawnFailure(what: "socket", code: errno) }
         var address = sockaddr_in()

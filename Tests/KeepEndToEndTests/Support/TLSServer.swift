@@ -21,7 +21,9 @@ final class TLSServer: Sendable {
 
     /// Makes an authority and a certificate for `host`, then serves `files` (path → text)
     /// from `directory`; started through `launcher` (such as `nsenter` into a namespace).
-    init(host: String = "127.0.0.1", files: [String: String], in directory: TemporaryDirectory, launcher: [String] = [])
+    init(
+        host: String = "127.0.0.1", files: [String: String], in directory: TemporaryDirectory, launcher: [String] = []
+    )
         throws
     {
         let base = directory.appending("tls")
@@ -77,7 +79,9 @@ final class TLSServer: Sendable {
         // It says `ACCEPT host:port` once it listens.
         var said = ""
         func listening() -> Bool {
-            said.split(separator: "\n", omittingEmptySubsequences: false).dropLast().contains { $0.hasPrefix("ACCEPT ") }
+            said.split(separator: "\n", omittingEmptySubsequences: false).dropLast().contains {
+                $0.hasPrefix("ACCEPT ")
+            }
         }
         while !listening() {
             let data = output.fileHandleForReading.availableData
@@ -103,7 +107,10 @@ final class TLSServer: Sendable {
     /// Starts a program in a mount namespace of its own where the system bundle is this
     /// server's authority alone: `unshare -m` (private propagation), a bind mount, exec.
     var trustingLauncher: [String] {
-        ["/usr/bin/unshare", "-m", "/bin/sh", "-c", "mount --bind \"$0\" \(Self.systemBundle) && exec \"$@\"", authority]
+        [
+            "/usr/bin/unshare", "-m", "/bin/sh", "-c", "mount --bind \"$0\" \(Self.systemBundle) && exec \"$@\"",
+            authority,
+        ]
     }
 
     deinit {

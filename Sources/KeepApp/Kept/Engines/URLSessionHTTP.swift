@@ -50,8 +50,7 @@ struct URLSessionHTTP: ServerHTTPPort {
     }
 
     /// One request: its response and its body, at most `bodyLimit` bytes.
-    private func exchange(_ request: URLRequest, seconds: Double) async throws(HTTPFailure) -> (HTTPURLResponse, Data)
-    {
+    private func exchange(_ request: URLRequest, seconds: Double) async throws(HTTPFailure) -> (HTTPURLResponse, Data) {
         var response: HTTPURLResponse?
         var body = Data()
         do {
