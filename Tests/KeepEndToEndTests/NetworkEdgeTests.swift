@@ -216,7 +216,45 @@ struct NetworkEdgeTests {
         #expect(!asked.stderr.contains(Self.key) && !asked.stdout.contains(Self.key))
     }
 
+    @Test("ids and values from disk never control the terminal; a value piped out of keep store get stays exact")
+    func hostileStoreText() async throws {
+        let sandbox = try Sandbox()
+        let id = "evil\u{1B}]0;owned\u{07}"
+        #expect(
+            try await sandbox.run(["store", "put", "chats", id], input: "not a chat \u{1B}[8m").status == .exited(0))
+        let listed = try await sandbox.run("chats")
+        #expect(listed.stdout.contains("evil^[]0;owned^G  UNREADABLE"), "\(listed)")
+        #expect(holdsNoControl(listed.stdout))
+        let ids = try await sandbox.run("store", "ls", "chats")
+        #expect(ids.stdout == "evil^[]0;owned^G\n", "\(ids)")
+        let piped = try await sandbox.run("store", "get", "chats", id)
+        #expect(piped.stdout == "not a chat \u{1B}[8m", "a pipe gets the bytes as stored")
+        let onTerminal = try sandbox.start(["store", "get", "chats", id], terminal: true)
+        #expect(await onTerminal.exit() == .exited(0))
+        let shown = await onTerminal.output.waitForEnd()
+        #expect(shown.contains("not a chat ^[[8m"), "\(shown.debugDescription)")
+        #expect(holdsNoControl(shown.replacingOccurrences(of: "\r\n", with: "\n")), "\(shown.debugDescription)")
+    }
+
     // MARK: - Bounds
+
+    @Test("an endless model list is not read past its limit, and the reading says so")
+    func endlessModelList() async throws {
+        let server = try LoopbackServer { request, responder in
+            guard request.method == "GET" else { return responder.send(status: 404, body: "{}") }
+            responder.raw(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+                    + "Connection: close\r\n\r\n")
+            let piece = "{\"id\":\"" + String(repeating: "m", count: 4000) + "\"},"
+            let chunk = String(piece.utf8.count, radix: 16) + "\r\n" + piece + "\r\n"
+            var sent = 0
+            while sent < 1 << 30, responder.raw(chunk) { sent += chunk.utf8.count }
+        }
+        let sandbox = try await sandbox(for: server, key: nil)
+        let listed = try await sandbox.run("engines")
+        #expect(listed.status == .exited(0), "\(listed)")
+        #expect(listed.stdout.contains("no answer (its answer passed 8 MiB; not read)"), "\(listed)")
+    }
 
     @Test("an endless answer ends the turn at the size limit with one line, and nothing is saved")
     func endlessAnswer() async throws {
