@@ -22,6 +22,14 @@ import KeepPorts
 /// connection, an unknown host and a silence longer than `idleTimeout` each say so.
 /// Cancelling the calling task cancels the request. A server that ignores `stream` and
 /// answers one JSON completion is understood too.
+///
+/// At the edge (README, "What keep sends, and where"): a key is never sent over plain http
+/// to a host that is not this machine unless `keyOverHttpHosts` names it (``CleartextRule``,
+/// checked before connecting); a redirect is never followed by the transport, and by the
+/// engine only as ``RedirectPolicy`` allows (same origin, 307 or 308, the request resent
+/// whole); the key is hidden in every server text it quotes (``ServerText``); an answer
+/// longer than `answerLimit` bytes ends the turn, the transfer cancelled where it arrives;
+/// a successful answer that is not a chat completion is named as such.
 public struct RemoteEngine: ChatEngine {
     public static let engineId = "remote"
 
