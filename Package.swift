@@ -25,6 +25,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+        // prctl(2), which is variadic and so not callable from Swift: Linux's libc, no package.
+        .systemLibrary(name: "CProcess"),
 
         // The ports: no C, no file I/O. Everything else depends on this.
         .target(name: "KeepPorts"),
@@ -46,6 +48,7 @@ let package = Package(
                 "KeepPorts", "KeepCore", "KeepFileStore", "KeepSealed",
                 // The Secret Service is Linux's keychain; Platform chooses the adapters in one place.
                 .target(name: "KeepSecretService", condition: .when(platforms: [.linux])),
+                .target(name: "CProcess", condition: .when(platforms: [.linux])),
             ]
         ),
         .executableTarget(name: "keep", dependencies: ["KeepApp"]),

@@ -45,8 +45,32 @@ public enum SettingRegistry {
         help: "Sent to the remote engine. Kept in the keychain, never in the settings file, and never shown back.",
         section: "Keys", secretRef: SecretRef(.openai, account: "default"))
 
+    public static let keyOverHttpHosts = SettingDef(
+        key: "keyOverHttpHosts", defaultValue: .string(""), label: "Key over plain http to",
+        help: "Hosts on a network you trust that may get the API key over plain http (comma-separated). "
+            + "Otherwise keep sends a key over http only to this machine (localhost, 127.0.0.0/8, ::1).",
+        section: "Keys", validator: .hostList)
+
+    public static let answerLimitMiB = SettingDef(
+        key: "answerLimitMiB", defaultValue: .number(8), label: "Answer size limit (MiB)",
+        help: "The most a server's answer may take, in MiB; a longer answer ends the turn with a message.",
+        section: "Engine", validator: .number(in: 1...1024))
+
     /// The whole registry, in display order.
-    public static let defs: [SettingDef] = [engineId, baseUrl, model, temperature, keySlot, keyAccount, openaiApiKey]
+    public static let defs: [SettingDef] = [
+        engineId, baseUrl, model, temperature, keySlot, keyAccount, openaiApiKey, keyOverHttpHosts, answerLimitMiB,
+    ]
+
+    /// The hosts the `keyOverHttpHosts` setting allows to get the key over plain http.
+    public static func keyOverHttpHostsIn(_ settings: SettingsStore) -> [String] {
+        CleartextRule.hosts(inSetting: settings.value(keyOverHttpHosts.key)?.string ?? "")
+    }
+
+    /// The answer size limit in bytes (the `answerLimitMiB` setting).
+    public static func answerLimitIn(_ settings: SettingsStore) -> Int {
+        let mebibytes = settings.value(answerLimitMiB.key)?.number ?? 8
+        return Int(mebibytes * Double(1 << 20))
+    }
 
     /// The keychain ref the remote engine's key is read from: the `keySlot` and
     /// `keyAccount` settings (by default `openai`/`default`, the ref of ``openaiApiKey``).

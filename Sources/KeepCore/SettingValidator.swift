@@ -48,13 +48,35 @@ extension SettingValidator {
         }
     }
 
-    /// An `http` or `https` URL with a host, such as `http://127.0.0.1:8080/v1`.
-    public static let httpURL = SettingValidator("an http:// or https:// URL with a host") { value in
-        guard let text = value.string, !text.contains(where: \.isWhitespace),
-            let parts = URLComponents(string: text),
-            let scheme = parts.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = parts.host, !host.isEmpty
-        else { return nil }
+    /// A server address as ``ServerURLRule`` accepts it, such as `http://127.0.0.1:8080/v1`:
+    /// http or https, a host, a port from 1 to 65535 if any, no user, password, query or
+    /// fragment. The refusal names the rule and never repeats the value (it may hold a password).
+    public static let httpURL = SettingValidator(ServerURLRule.rule) { value in
+        guard let text = value.string, ServerURLRule.problem(in: text) == nil else { return nil }
         return value
+    }
+
+    /// Host names or addresses separated by commas (`gpu-box.lan, 192.168.1.20`), or
+    /// nothing: letters, digits, `.`, `-`, `_`, or an IPv6 address without brackets; no
+    /// scheme, port or path.
+    public static let hostList = SettingValidator(
+        "host names separated by commas (such as gpu-box.lan, 192.168.1.20), without scheme or port, or nothing"
+    ) { value in
+        guard let text = value.string else { return nil }
+        let hosts = text.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        if hosts == [""] { return .string("") }
+        let name = Set("abcdefghijklmnopqrstuvwxyz0123456789.-_")
+        let ipv6 = Set("0123456789abcdef:.")
+        // A name or IPv4 address, or an IPv6 address (two colons at least, hex digits only).
+        func isHost(_ host: String) -> Bool {
+            let lowered = host.lowercased()
+            if lowered.contains(":") {
+                return lowered.filter { $0 == ":" }.count >= 2 && lowered.allSatisfy(ipv6.contains)
+            }
+            return !lowered.isEmpty && lowered.allSatisfy(name.contains)
+        }
+        guard hosts.allSatisfy(isHost) else { return nil }
+        return .string(hosts.map { $0.lowercased() }.joined(separator: ", "))
     }
 }

@@ -1,6 +1,9 @@
+import KeepApp
 import Synchronization
 
-/// Prints an answer's pieces as they arrive, and ends the answer on a new line.
+/// Prints an answer's pieces as they arrive, and ends the answer on a new line. A server
+/// wrote them, so each piece's control characters are neutralised (``TerminalText``, one
+/// scalar at a time, so a sequence split across pieces is caught too).
 final class AnswerPrinter: Sendable {
     private let console: Console
     /// Whether anything was printed, and whether it ended with a newline.
@@ -12,7 +15,7 @@ final class AnswerPrinter: Sendable {
 
     func print(_ piece: String) {
         guard let last = piece.last else { return }
-        console.out(piece)
+        console.out(TerminalText.neutralised(piece))
         state.withLock { $0 = (true, last.isNewline) }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeepApp
 
 #if canImport(Glibc)
     import Glibc
@@ -17,6 +18,8 @@ import Foundation
 struct Console: Sendable {
     /// Whether standard input is a terminal (a person typing) rather than a pipe or file.
     let inputIsTerminal = isatty(STDIN_FILENO) == 1
+    /// Whether standard output is a terminal.
+    let outputIsTerminal = isatty(STDOUT_FILENO) == 1
 
     /// Writes `text` to standard output as it is.
     func out(_ text: String) {
@@ -28,14 +31,21 @@ struct Console: Sendable {
         Self.writeAll(text, to: STDERR_FILENO)
     }
 
-    /// `keep: message`, one line on standard error.
-    func error(_ message: String) {
-        err("keep: \(message)\n")
+    /// Writes `text`, which holds text from outside keep (a server's, a file's), to standard
+    /// output with its control characters neutralised (``TerminalText``).
+    func show(_ text: String) {
+        out(TerminalText.neutralised(text))
     }
 
-    /// `keep: warning: message`, one line on standard error.
+    /// `keep: message`, one line on standard error; the message may quote a server or a
+    /// file, so its control characters are neutralised.
+    func error(_ message: String) {
+        err("keep: \(TerminalText.neutralised(message))\n")
+    }
+
+    /// `keep: warning: message`, one line on standard error, neutralised as ``error(_:)``.
     func warning(_ message: String) {
-        err("keep: warning: \(message)\n")
+        err("keep: warning: \(TerminalText.neutralised(message))\n")
     }
 
     /// Everything on standard input, as text; throws a ``CommandFailure`` when it is not UTF-8.

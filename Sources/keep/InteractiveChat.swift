@@ -39,6 +39,8 @@ struct InteractiveChat {
     /// A line about the chat, not part of an answer: on standard output for a person at
     /// the terminal, on standard error when the input is a script.
     private func say(_ text: String) {
+        // Titles, ids and messages came from disk and from servers: neutralised.
+        let text = TerminalText.neutralised(text)
         if console.inputIsTerminal { console.out(text + "\n") } else { console.err(text + "\n") }
     }
 

@@ -23,11 +23,14 @@ for number in [SIGINT, SIGTERM, SIGQUIT, SIGHUP] {
 }
 signal(SIGPIPE, SIG_IGN)
 
-// The environment is read here, once, and handed down as a value.
+// Before any thread or key: no core dump of a key, no proxy between keep and this machine.
 let console = Console()
+for problem in ProcessGuard.harden() { console.warning(problem) }
+
 // A long one-time migration shows its progress in place, on a terminal only.
 let progress: (@Sendable (String?) -> Void)? =
     isatty(STDERR_FILENO) == 1 ? { @Sendable line in console.err("\r\u{1B}[K" + (line ?? "")) } : nil
+// The environment is read here, once, and handed down as a value.
 let composition = Composition(
     environment: LaunchEnvironment(ProcessInfo.processInfo.environment), progress: progress
 ) { line in

@@ -109,10 +109,14 @@ struct CommandLineTests {
         let before = try String(contentsOfFile: sandbox.file("settings", "settings"), encoding: .utf8)
         for (key, value, error) in [
             ("engineId", "gpt", "keep: engineId must be one of echo, remote\n"),
-            ("baseUrl", "ftp://x", "keep: baseUrl must be an http:// or https:// URL with a host\n"),
+            (
+                "baseUrl", "ftp://x",
+                "keep: baseUrl must be an http:// or https:// URL with a host (and a port from 1 to 65535 if any), "
+                    + "without a user, password, query or fragment\n"
+            ),
             (
                 "nonsense", "1",
-                "keep: there is no setting called \"nonsense\"; the settings are engineId, baseUrl, model, temperature, keySlot, keyAccount, openaiApiKey\n"
+                "keep: there is no setting called \"nonsense\"; the settings are engineId, baseUrl, model, temperature, keySlot, keyAccount, openaiApiKey, keyOverHttpHosts, answerLimitMiB\n"
             ),
         ] {
             let refused = try await sandbox.run("settings", "set", key, value)
@@ -148,6 +152,7 @@ struct CommandLineTests {
         #expect(
             rows.map { $0["key"] as? String } == [
                 "engineId", "baseUrl", "model", "temperature", "keySlot", "keyAccount", "openaiApiKey",
+                "keyOverHttpHosts", "answerLimitMiB",
             ])
         #expect(rows[0]["value"] as? String == "remote" && rows[0]["isSet"] as? Bool == true)
         #expect(rows[3]["value"] as? Double == 0.7 && rows[3]["isSet"] as? Bool == false)
@@ -160,7 +165,7 @@ struct CommandLineTests {
         #expect((secrets["warning"] as? String)?.contains("no keyring answers") == true)
 
         let text = try await sandbox.run("settings")
-        #expect(text.stdout.contains("engineId      remote"), "\(text)")
+        #expect(text.stdout.contains(/engineId +remote/), "\(text)")
         #expect(text.stderr.contains("keep: warning: no keyring answers"))
     }
 

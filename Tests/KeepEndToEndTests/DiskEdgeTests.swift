@@ -55,7 +55,7 @@ struct DiskEdgeTests {
         let refused = try await sandbox.ask("needle, refused")  // the chat answered last
         if getuid() == 0 { try Self.giveAway(directory.path) }
         #expect(chmod(sandbox.file("chats", refused), 0) == 0)
-        sandbox.wrapper = Self.unprivileged ?? []
+        sandbox.launcher = Self.unprivileged ?? []
 
         // It would have seen the refusal: the unprivileged keep cannot read that file.
         let shown = try await sandbox.run("chats", "show", refused)
@@ -192,7 +192,7 @@ struct DiskEdgeTests {
     func aFullDisk() async throws {
         var sandbox = try Sandbox()
         let fill = #"mkdir -p "$1/keep/store/chats" "$1/keep/store/drafts"; cat /dev/zero > "$1/fill" 2>/dev/null"#
-        sandbox.wrapper = Self.inTmpfs(sandbox.dataHome, fill)
+        sandbox.launcher = Self.inTmpfs(sandbox.dataHome, fill)
         let doctor = try await sandbox.run("doctor")
         #expect(doctor.stdout.contains("cannot be written") && doctor.stdout.contains("ENOSPC"), "\(doctor)")
         #expect(doctor.stdout.contains("free some space"), "\(doctor)")
@@ -202,7 +202,7 @@ struct DiskEdgeTests {
         #expect(!asked.stderr.contains(".keep-tmp-"), "\(asked)")
 
         // The pair: on the same small tmpfs with room, doctor finds the data root fine.
-        sandbox.wrapper = Self.inTmpfs(sandbox.dataHome, #"mkdir -p "$1/keep""#)
+        sandbox.launcher = Self.inTmpfs(sandbox.dataHome, #"mkdir -p "$1/keep""#)
         let roomy = try await sandbox.run("doctor")
         #expect(roomy.stdout.contains("a block written there reached the disk"), "\(roomy)")
     }
@@ -212,7 +212,7 @@ struct DiskEdgeTests {
         .enabled(if: mayMount, "needs a mount namespace (unshare -m) to mount a small tmpfs"))
     func aReadOnlyDisk() async throws {
         var sandbox = try Sandbox()
-        sandbox.wrapper = Self.inTmpfs(sandbox.dataHome, #"mkdir -p "$1/keep/store/chats"; mount -o remount,ro "$1""#)
+        sandbox.launcher = Self.inTmpfs(sandbox.dataHome, #"mkdir -p "$1/keep/store/chats"; mount -o remount,ro "$1""#)
         let doctor = try await sandbox.run("doctor")
         #expect(doctor.stdout.contains("cannot be written") && doctor.stdout.contains("EROFS"), "\(doctor)")
     }
@@ -226,7 +226,7 @@ struct DiskEdgeTests {
         var sandbox = try Sandbox(directory: directory)
         _ = try await sandbox.ask("hello")
         if getuid() == 0 { try Self.giveAway(directory.path) }
-        sandbox.wrapper = Self.unprivileged ?? []
+        sandbox.launcher = Self.unprivileged ?? []
         let fine = try await sandbox.run("doctor")
         #expect(fine.stdout.contains("each one keep writes is writable"), "the pair: \(fine)")
         #expect(chmod("\(sandbox.root)/store/chats", 0o500) == 0)

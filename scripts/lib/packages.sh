@@ -31,3 +31,6 @@ require_swift() {
 BUILD_PACKAGES=(pkg-config libsqlite3-dev libssl-dev libsecret-1-dev)
 # What testing Keep needs besides: a private Secret Service, and the independent clients.
 TEST_PACKAGES=(dbus gnome-keyring libsecret-tools libglib2.0-bin sqlite3 procps)
+# The network-edge tests: the openssl command (a test authority and an https server),
+# ip (a network namespace of their own), unshare/nsenter/mount (util-linux, mount).
+TEST_PACKAGES+=(openssl iproute2 util-linux mount)

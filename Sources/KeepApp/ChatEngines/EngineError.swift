@@ -25,6 +25,14 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case key
         /// The engine is not one this build has, or is not set up well enough to ask.
         case configuration
+        /// The server redirected the request somewhere keep does not follow (another
+        /// origin, https to http, or a redirect that would drop the question).
+        case redirected
+        /// The key would have gone over plain http to a host that is not this machine;
+        /// refused before connecting.
+        case cleartext
+        /// The answer passed the size limit (the `answerLimitMiB` setting).
+        case tooLarge
     }
 
     public let code: Code

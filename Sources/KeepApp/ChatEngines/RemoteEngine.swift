@@ -22,6 +22,14 @@ import KeepPorts
 /// connection, an unknown host and a silence longer than `idleTimeout` each say so.
 /// Cancelling the calling task cancels the request. A server that ignores `stream` and
 /// answers one JSON completion is understood too.
+///
+/// At the edge (README, "What keep sends, and where"): a key is never sent over plain http
+/// to a host that is not this machine unless `keyOverHttpHosts` names it (``CleartextRule``,
+/// checked before connecting); a redirect is never followed by the transport, and by the
+/// engine only as ``RedirectPolicy`` allows (same origin, 307 or 308, the request resent
+/// whole); the key is hidden in every server text it quotes (``ServerText``); an answer
+/// longer than `answerLimit` bytes ends the turn, the transfer cancelled where it arrives;
+/// a successful answer that is not a chat completion is named as such.
 public struct RemoteEngine: ChatEngine {
     public static let engineId = "remote"
 
@@ -34,13 +42,23 @@ public struct RemoteEngine: ChatEngine {
     public let keyRef: SecretRef
     /// How long the server may stay silent, before its first byte or between two.
     public let idleTimeout: TimeInterval
+    /// The hosts the user allowed to get the key over plain http (``CleartextRule``).
+    public let keyOverHttpHosts: [String]
+    /// The most bytes an answer may take on the wire; more ends the turn.
+    public let answerLimit: Int
     private let readKey: @Sendable () async throws(EngineError) -> String?
     /// Why no key could be read for this run (no keyring answers), when that is so: a 401
     /// or 403 to a request without a key then says so, rather than advising to store one.
     public var keyUnreadable: String?
 
+    /// The default ``answerLimit``: 8 MiB, far more than any chat answer.
+    public static let defaultAnswerLimit = 8 << 20
+    /// How many same-origin redirects (307, 308) one request follows.
+    static let redirectLimit = 5
+
     public init(
         baseURL: String, model: String, temperature: Double, keyRef: SecretRef, idleTimeout: TimeInterval = 300,
+        keyOverHttpHosts: [String] = [], answerLimit: Int = defaultAnswerLimit,
         readKey: @escaping @Sendable () async throws(EngineError) -> String?
     ) {
         self.baseURL = baseURL
@@ -48,6 +66,8 @@ public struct RemoteEngine: ChatEngine {
         self.temperature = temperature
         self.keyRef = keyRef
         self.idleTimeout = idleTimeout
+        self.keyOverHttpHosts = keyOverHttpHosts
+        self.answerLimit = answerLimit
         self.readKey = readKey
     }
 
@@ -55,17 +75,44 @@ public struct RemoteEngine: ChatEngine {
         to conversation: [ChatMessage], receive: @escaping @Sendable (String) -> Void
     ) async throws(EngineError) -> String {
         let key = try await readKey()
-        let request = try Self.request(
+        var request = try Self.request(
             baseURL: baseURL, model: model, temperature: temperature, conversation: conversation, apiKey: key,
             keyRef: keyRef)
-        do {
-            return try await exchange(request, key: key, receive: receive)
-        } catch let error as EngineError {
-            throw error
-        } catch {
-            if Task.isCancelled { throw .cancelled }
-            throw failure(error)
+        // Before anything connects: a key never goes over plain http to another machine.
+        if let url = request.url,
+            case .refused(let host) = CleartextRule.verdict(
+                for: url, sendsKey: !(key ?? "").isEmpty, allowedHosts: keyOverHttpHosts)
+        {
+            throw EngineError(
+                .cleartext,
+                CleartextRule.refusal(
+                    host: host, keyRef: keyRef.description, keyRemoval: Self.keyRemoveCommand(keyRef)))
         }
+        for _ in 0...Self.redirectLimit {
+            do {
+                switch try await exchange(request, key: key, receive: receive) {
+                case .answer(let answer):
+                    return answer
+                case .redirect(let url):
+                    // Same origin, 307 or 308: the same method, headers and body, sent again.
+                    request.url = url
+                }
+            } catch let error as EngineError {
+                throw error
+            } catch {
+                if Task.isCancelled { throw .cancelled }
+                throw failure(error)
+            }
+        }
+        throw EngineError(
+            .redirected,
+            "the server at \(displayURL) redirected the request more than \(Self.redirectLimit) times; gave up")
+    }
+
+    /// How one exchange ended: an answer, or a redirect to follow.
+    private enum Outcome {
+        case answer(String)
+        case redirect(URL)
     }
 
     /// The request for `conversation`: the URL, the JSON body and the headers, with an
@@ -109,26 +156,52 @@ public struct RemoteEngine: ChatEngine {
         return request
     }
 
-    /// Sends `request` and reads the answer as it arrives.
+    /// Sends `request` and reads the answer as it arrives; answers a redirect the policy
+    /// lets it follow rather than following it (the transport never follows one).
     private func exchange(
         _ request: URLRequest, key: String?, receive: @escaping @Sendable (String) -> Void
-    ) async throws -> String {
+    ) async throws -> Outcome {
         var response: HTTPURLResponse?
         var parser = ServerSentEventParser()
         var body = Data()  // an error body, or a whole JSON answer
         var answer = ""
         var complete = false
-        reading: for try await event in DataTaskEvents.start(request, idleTimeout: idleTimeout) {
+        var bytesRead = 0
+        // Bounded whatever the server sends: an endless stream ends the turn at the limit.
+        let events = DataTaskEvents.start(request, idleTimeout: idleTimeout, byteLimit: answerLimit)
+        var eventCount = 0
+        reading: for try await event in events {
             switch event {
             case .response(let received):
+                if let url = request.url,
+                    let decision = RedirectPolicy.decide(
+                        from: url, method: request.httpMethod ?? "POST", status: received.statusCode,
+                        location: received.value(forHTTPHeaderField: "Location"))
+                {
+                    switch decision {
+                    case .follow(let target): return .redirect(target)
+                    case .refuse(let refusal):
+                        throw EngineError(
+                            .redirected,
+                            refusal.message(server: displayURL, suffix: "/chat/completions", hidingKey: key))
+                    }
+                }
+                if Self.isSuccess(received), let kind = Self.notAnEventStream(received) {
+                    throw EngineError(
+                        .badResponse,
+                        "the server at \(displayURL) answered \(kind), not a chat completion; "
+                            + "is baseUrl the API's base, such as http://host:port/v1?")
+                }
                 response = received
             case .data(let data):
+                bytesRead += data.count
                 guard let response, Self.isSuccess(response), Self.isEventStream(response) else {
                     // An error message or a whole JSON answer: kept, within reason, to read at the end.
                     if body.count < Self.bodyLimit { body.append(data) }
                     continue
                 }
                 for event in parser.feed(data) {
+                    eventCount += 1
                     if event.data == "[DONE]" {
                         complete = true
                         break reading
@@ -152,13 +225,20 @@ public struct RemoteEngine: ChatEngine {
                 throw EngineError(.badResponse, "the server at \(displayURL) answered JSON that holds no answer")
             }
             receive(chunk.text)
-            return chunk.text
+            return .answer(chunk.text)
         }
         guard complete else {
+            if eventCount == 0, bytesRead > 0 {
+                let type = response.value(forHTTPHeaderField: "Content-Type").map { " (\($0))" } ?? ""
+                throw EngineError(
+                    .badResponse,
+                    "the server at \(displayURL) answered something that is not an event stream\(type), "
+                        + "not a chat completion")
+            }
             throw EngineError(
                 .badResponse, "the server at \(displayURL) ended the stream before the answer was complete")
         }
-        return answer
+        return .answer(answer)
     }
 
     /// One event's data as a chunk, or the error it reports.
@@ -198,6 +278,12 @@ public struct RemoteEngine: ChatEngine {
 
     /// The line for a transfer that failed before an answer came.
     private func failure(_ error: any Error) -> EngineError {
+        if error is DataTaskEvents.LimitExceeded {
+            return EngineError(
+                .tooLarge,
+                "the answer from \(displayURL) passed \(Self.sizeText(answerLimit)) (the answerLimitMiB setting); "
+                    + "stopped reading it")
+        }
         guard let error = error as? URLError else {
             if error is CancellationError { return .cancelled }
             return EngineError(.connection, "the request to \(displayURL) failed: \(error.localizedDescription)")
@@ -236,10 +322,15 @@ public struct RemoteEngine: ChatEngine {
             + (ref.account == "default" ? "" : " --account \(StorageError.quoted(ref.account))") + "`"
     }
 
-    /// A server's message on one line, at most 300 characters, with the key blanked out.
+    /// `keep key rm SLOT`, with `--account` when the account is not the default.
+    static func keyRemoveCommand(_ ref: SecretRef) -> String {
+        "`keep key rm \(ref.slot.rawValue)"
+            + (ref.account == "default" ? "" : " --account \(StorageError.quoted(ref.account))") + "`"
+    }
+
+    /// A server's message on one line, at most 300 characters, with the key hidden.
     static func oneLine(_ message: String, hiding key: String?) -> String {
-        var text = message
-        if let key, !key.isEmpty { text = text.replacingOccurrences(of: key, with: "[your key]") }
+        var text = ServerText.hidingKey(message, key)
         text = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         return text.count > 300 ? String(text.prefix(299)) + "…" : text
     }
@@ -249,6 +340,23 @@ public struct RemoteEngine: ChatEngine {
 
     private static func isSuccess(_ response: HTTPURLResponse) -> Bool {
         (200..<300).contains(response.statusCode)
+    }
+
+    /// `8 MiB`, or bytes below one MiB.
+    static func sizeText(_ bytes: Int) -> String {
+        bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
+    }
+
+    /// What a successful answer is when it is plainly not a chat completion (a web page, an
+    /// image), named for the user; `nil` for anything that may be one.
+    private static func notAnEventStream(_ response: HTTPURLResponse) -> String? {
+        let type = response.value(forHTTPHeaderField: "Content-Type")?.lowercased() ?? ""
+        if type.hasPrefix("text/html") || type.hasPrefix("application/xhtml") { return "a web page (\(type))" }
+        for prefix in ["image/", "audio/", "video/", "font/", "application/pdf", "application/octet-stream"]
+        where type.hasPrefix(prefix) {
+            return "a file of type \(type)"
+        }
+        return nil
     }
 
     /// Whether the body is server-sent events: a JSON content type is a whole answer,

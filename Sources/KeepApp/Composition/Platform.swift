@@ -134,7 +134,9 @@ public enum Platform {
             var engine = RemoteEngine(
                 baseURL: try value(SettingRegistry.baseUrl, \.string),
                 model: try value(SettingRegistry.model, \.string),
-                temperature: try value(SettingRegistry.temperature, \.number), keyRef: ref
+                temperature: try value(SettingRegistry.temperature, \.number), keyRef: ref,
+                keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(settings),
+                answerLimit: SettingRegistry.answerLimitIn(settings)
             ) { () async throws(EngineError) in
                 do throws(SettingsError) {
                     return try await readSecret(secrets: secrets, ref: ref)

@@ -1,4 +1,5 @@
 import Foundation
+import KeepCore
 
 /// The address of a chat server, the subject of the engines module's kept rows: its base
 /// URL (the `baseUrl` setting), in one spelling.
@@ -8,10 +9,11 @@ import Foundation
 /// `http://example.test:8080/v1`. Rows keep only its keyed hash, so the same spelling
 /// must come out every time, or `keep engines forget URL` would miss them.
 ///
-/// Refused with a typed ``KeptError/Code/refused`` error, saying what is wrong: anything
-/// but an absolute `http` or `https` URL with a host; a URL with a user or password in it
-/// (a key belongs in the keychain, never in an address that is hashed, listed and
-/// printed); a query or a fragment.
+/// Refused with a typed ``KeptError/Code/refused`` error, saying which part of
+/// ``ServerURLRule`` it breaks: anything but an absolute `http` or `https` URL with a host;
+/// a URL with a user or password in it (a key belongs in the keychain, never in an address
+/// that is hashed, listed and printed; such a URL is not quoted back); a query or a
+/// fragment; a port outside 1–65535.
 public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
     /// The address in its one spelling.
     public let text: String
@@ -21,23 +23,16 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
     public init(_ text: String) throws(KeptError) {
         let operation = "read the server address"
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard var parts = URLComponents(string: trimmed), let scheme = parts.scheme?.lowercased() else {
+        if let problem = ServerURLRule.problem(in: trimmed) {
+            // An address with a user or password is not quoted back: the text holds a credential.
+            let holdsCredential = URLComponents(string: trimmed).map { $0.user != nil || $0.password != nil } ?? false
+            throw .refused(
+                operation, holdsCredential ? "the address \(problem)" : "\(Self.quoted(trimmed)): \(problem)")
+        }
+        guard var parts = URLComponents(string: trimmed), let scheme = parts.scheme?.lowercased(),
+            let host = parts.host
+        else {
             throw .refused(operation, "\(Self.quoted(trimmed)) is not a URL")
-        }
-        guard scheme == "http" || scheme == "https" else {
-            throw .refused(operation, "\(Self.quoted(trimmed)) is not an http or https URL")
-        }
-        guard let host = parts.host, !host.isEmpty else {
-            throw .refused(operation, "\(Self.quoted(trimmed)) names no host")
-        }
-        guard parts.user == nil, parts.password == nil else {
-            // Not quoted back: the text holds a credential.
-            throw .refused(
-                operation, "the address holds a user or password; put the key in the keychain (keep key set) instead")
-        }
-        guard parts.query == nil, parts.fragment == nil else {
-            throw .refused(
-                operation, "\(Self.quoted(trimmed)) has a query or fragment; a server's base URL has neither")
         }
         parts.scheme = scheme
         parts.host = host.lowercased()

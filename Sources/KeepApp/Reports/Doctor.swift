@@ -59,6 +59,8 @@ public enum Doctor {
         if let plaintext = KeyringChecks.plaintextKeys(root) { checks.append(plaintext) }
         checks.append(await keptCheck(composition, root))
         checks.append(await engineCheck(core, composition))
+        checks.append(contentsOf: await keyTransportChecks(core, composition))
+        checks.append(coreDumpCheck())
         return DoctorReport(dataRoot: root, checks: checks)
     }
 
@@ -346,6 +348,53 @@ public enum Doctor {
         return KeyringChecks.engineKey(
             await composition.secrets().presence(of: ref), ref: ref, server: server,
             needsKey: KeyringChecks.needsKey(core))
+    }
+
+    // MARK: - The network edge
+
+    /// Whether the remote engine's key would go over plain http to a host that is not this
+    /// machine (``CleartextRule``): a problem unless the user allowed that host by name
+    /// (`keyOverHttpHosts`), which is a note. Nothing when no key is stored or the engine is
+    /// not the remote one.
+    static func keyTransportChecks(_ core: AppCore, _ composition: Composition) async -> [DoctorReport.Check] {
+        let settings = core.settings
+        guard core.engineId == RemoteEngine.engineId,
+            let base = settings.value(SettingRegistry.baseUrl.key)?.string, let url = URL(string: base),
+            let ref = try? SettingRegistry.apiKeyRef(settings),
+            (try? await composition.secrets().secrets.has(ref)) == true
+        else { return [] }
+        switch CleartextRule.verdict(
+            for: url, sendsKey: true, allowedHosts: SettingRegistry.keyOverHttpHostsIn(settings))
+        {
+        case .fine:
+            return []
+        case .allowedByName(let host):
+            return [
+                .init(
+                    "key over http", .note,
+                    "the key in \(ref) goes over plain http to \(host), as keyOverHttpHosts allows; "
+                        + "anyone on that network can read it")
+            ]
+        case .refused(let host):
+            return [
+                .init(
+                    "key over http", .problem,
+                    "baseUrl is plain http to \(host), which is not this machine, and a key is stored in \(ref): "
+                        + "keep refuses to send it, so the remote engine cannot ask",
+                    advice: "use an https:// baseUrl; or remove the key (keep key rm \(ref.slot.rawValue)); or, on a "
+                        + "network you trust, keep settings set keyOverHttpHosts \(host)")
+            ]
+        }
+    }
+
+    /// Whether this keep can dump core (and so write a key it holds to a file).
+    static func coreDumpCheck() -> DoctorReport.Check {
+        guard let exposure = ProcessGuard.coreDumpExposure() else {
+            return .init("core dumps", .ok, "keep cannot dump core, so a key it holds never lands in a core file")
+        }
+        return .init(
+            "core dumps", .problem, "keep could dump core (\(exposure)), writing a key it holds to a file",
+            advice: "run keep where prctl and setrlimit are allowed")
     }
 
     /// Up to five items, then how many more.

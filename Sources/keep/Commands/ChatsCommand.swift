@@ -61,7 +61,7 @@ enum ChatsCommand {
         for chat in listing.unreadable {
             text += "\(chat.id)  UNREADABLE: \(chat.reason)\n"
         }
-        console.out(text)
+        console.show(text)
     }
 
     // MARK: - Show
@@ -89,14 +89,14 @@ enum ChatsCommand {
         }
         if invocation.json { return try invocation.printJSON(ChatReport(chat, draft: draft)) }
         let console = invocation.console
-        console.out(
+        console.show(
             "\(chat.title.isEmpty ? "(untitled)" : chat.title)\n\(chat.id) · \(count(chat.messages.count, "message"))"
                 + (chat.messages.isEmpty ? "" : " · updated \(localTime(chat.updated))") + "\n")
         for message in chat.messages {
-            console.out(message.role == .user ? "\n> \(quoted(message.text))\n" : "\(message.text)\n")
+            console.show(message.role == .user ? "\n> \(quoted(message.text))\n" : "\(message.text)\n")
         }
         if let draft {
-            console.out("\n> \(quoted(draft))\n(unanswered: open the chat with `keep chat \(chat.id)` to ask again)\n")
+            console.show("\n> \(quoted(draft))\n(unanswered: open the chat with `keep chat \(chat.id)` to ask again)\n")
         }
     }
 
@@ -144,16 +144,16 @@ enum ChatsCommand {
         if invocation.json { return try invocation.printJSON(report) }
         let console = invocation.console
         guard !report.matches.isEmpty else {
-            console.out("No chat contains \(StorageError.quoted(text)).\n")
+            console.show("No chat contains \(StorageError.quoted(text)).\n")
             return
         }
         var lastChat: String?
         for match in report.matches {
             if match.chat != lastChat {
-                console.out("\(match.chat)  \(match.title)\n")
+                console.show("\(match.chat)  \(match.title)\n")
                 lastChat = match.chat
             }
-            console.out("  \(match.role == "user" ? ">" : " ") \(match.line)\n")
+            console.show("  \(match.role == "user" ? ">" : " ") \(match.line)\n")
         }
     }
 

@@ -24,7 +24,8 @@ enum DoctorCommand {
                 }
             }
             text += report.needsUser ? "Something needs your attention.\n" : "All is well.\n"
-            invocation.console.out(text)
+            // Details quote ids, paths and settings from disk: neutralised.
+            invocation.console.show(text)
         }
         if report.needsUser { throw CommandFailure.silent }
     }

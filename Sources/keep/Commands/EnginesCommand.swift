@@ -51,14 +51,15 @@ enum EnginesCommand {
             let keptReadings = try await engines.kept(server)
             guard server == current else {
                 readings.append(keptReadings)
-                if !invocation.json { console.out("  \(server)\n    kept: \(summary(keptReadings))\n") }
+                if !invocation.json { console.show("  \(server)\n    kept: \(summary(keptReadings))\n") }
                 continue
             }
-            if !invocation.json { console.out("* \(server) (baseUrl)\n    kept: \(summary(keptReadings))\n") }
+            if !invocation.json { console.show("* \(server) (baseUrl)\n    kept: \(summary(keptReadings))\n") }
             let apiKey = await key(core, invocation)
-            let fresh = try await engines.refresh(server, apiKey: apiKey)
+            let fresh = try await engines.refresh(
+                server, apiKey: apiKey, keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(core.settings))
             readings.append(fresh)
-            if !invocation.json { console.out(freshLines(fresh)) }
+            if !invocation.json { console.show(freshLines(fresh)) }
         }
         if invocation.json {
             try invocation.printJSON(
@@ -78,7 +79,9 @@ enum EnginesCommand {
         guard let server = currentServer(core.settings, invocation) else {
             throw CommandFailure.failure("the baseUrl setting names no server to choose a model from")
         }
-        let readings = try await kept.engines.refresh(server, apiKey: await key(core, invocation))
+        let readings = try await kept.engines.refresh(
+            server, apiKey: await key(core, invocation),
+            keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(core.settings))
         let model: String
         do {
             model = try kept.engines.modelToUse(name, from: readings)
@@ -94,7 +97,7 @@ enum EnginesCommand {
         if core.engineId != RemoteEngine.engineId {
             text += "(The engine in use is \(core.engineId): `keep settings set engineId remote` to use it.)\n"
         }
-        invocation.console.out(text)
+        invocation.console.show(text)
     }
 
     static func forgetServer(_ invocation: Invocation) async throws {

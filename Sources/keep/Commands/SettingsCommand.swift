@@ -67,7 +67,7 @@ enum SettingsCommand {
             }
         }
         let console = invocation.console
-        console.out(text)
+        console.show(text)
         if let warning = report.secrets.warning { console.warning(warning) }
         if !report.file.healthy {
             console.warning(report.file.status)
@@ -100,7 +100,7 @@ enum SettingsCommand {
             invocation.console.out(configured ? "configured\n" : "not set\n")
             return
         }
-        invocation.console.out("\(settings.value(key)?.description ?? "")\n")
+        invocation.console.show("\(settings.value(key)?.description ?? "")\n")
     }
 
     static func setSetting(_ invocation: Invocation) async throws {
@@ -116,7 +116,7 @@ enum SettingsCommand {
         try await changing(settings, invocation) { () async throws(SettingsError) in
             try await settings.set(key, .string(value))
         }
-        invocation.console.out("\(key) = \(settings.value(key)?.description ?? "")\n")
+        invocation.console.show("\(key) = \(settings.value(key)?.description ?? "")\n")
     }
 
     static func unsetSetting(_ invocation: Invocation) async throws {

@@ -39,7 +39,8 @@ enum StoreCommand {
         guard let value = try await storage(invocation).read(key) else {
             throw CommandFailure.failure("there is no value at \(key)")
         }
-        invocation.console.out(value)
+        // A value is printed as it is, like cat, except to a terminal, which it must not control.
+        if invocation.console.outputIsTerminal { invocation.console.show(value) } else { invocation.console.out(value) }
     }
 
     static func putValue(_ invocation: Invocation) async throws {
@@ -54,7 +55,7 @@ enum StoreCommand {
 
     static func listIds(_ invocation: Invocation) async throws {
         let ids = try await storage(invocation).listIds(try namespace(invocation)).sorted()
-        invocation.console.out(ids.map { $0 + "\n" }.joined())
+        invocation.console.show(ids.map { $0 + "\n" }.joined())
     }
 
     static func clearNamespace(_ invocation: Invocation) async throws {

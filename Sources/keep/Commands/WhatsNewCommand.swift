@@ -39,7 +39,7 @@ enum WhatsNewCommand {
                         readAt: UTCTime.text($0.readAt), firstLook: $0.isFirstLook)
                 })
         } else {
-            invocation.console.out(news.isEmpty ? "Nothing new since you looked.\n" : news.map(describe).joined())
+            invocation.console.show(news.isEmpty ? "Nothing new since you looked.\n" : news.map(describe).joined())
         }
         for source in kept.sayWhatIsNew {
             try await source.looked(at: news)
@@ -54,7 +54,8 @@ enum WhatsNewCommand {
             (try? await kept.engines.servers().contains(server)) == true
         else { return }
         let apiKey = await EnginesCommand.key(core, invocation)
-        let readings = try await kept.engines.refresh(server, apiKey: apiKey)
+        let readings = try await kept.engines.refresh(
+            server, apiKey: apiKey, keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(core.settings))
         if readings.models?.isFresh != true, let problem = readings.health?.value.problem {
             invocation.console.warning("\(server) cannot be read now (\(problem)); what is new is from kept readings")
         }

@@ -20,7 +20,8 @@ struct KeptOnDiskTests {
         let unique = UUID().uuidString.lowercased()
         let models = ["private-model-\(unique)", "another-private-\(unique)"]
         let host = "private-\(unique).example.test"
-        let address = try ServerAddress("http://\(host):8080/v1")
+        // https: a key goes over plain http to loopback only (CleartextRule).
+        let address = try ServerAddress("https://\(host):8080/v1")
         let says = "private-server-\(unique)"
         let apiKey = "sk-private-\(unique)"
         let chat = "chat-private-\(unique)"

@@ -16,6 +16,7 @@ final class KeepProcess: Sendable {
     let errors: OutputBuffer?
     /// Where the test's input goes: the pipe to standard input, or the terminal.
     private let input: Mutex<Int32?>
+    private let core = Mutex<Bool?>(nil)
     private let ended = Mutex<(status: ExitStatus?, waiting: [CheckedContinuation<ExitStatus, Never>])>((nil, []))
 
     /// The built `keep`, beside the test bundle in the build directory.
@@ -33,11 +34,11 @@ final class KeepProcess: Sendable {
     }
 
     /// Starts `keep arguments` with exactly `environment`; on a new pseudo-terminal, as its
-    /// controlling terminal, when `terminal` is true.
-    /// With a `wrapper`, that command is started instead, with keep's path and `arguments`
-    /// after its own (`setpriv … keep ask`, `unshare -m sh -c … keep doctor`).
+    /// controlling terminal, when `terminal` is true. With a `launcher` (a program and its
+    /// arguments, such as `nsenter --net=…`), that program is started with keep's path and
+    /// arguments after its own, and is expected to exec keep.
     init(
-        _ arguments: [String], environment: [String: String], terminal: Bool = false, wrapper: [String] = []
+        _ arguments: [String], environment: [String: String], terminal: Bool = false, launcher: [String] = []
     )
         throws
     {
@@ -94,15 +95,14 @@ final class KeepProcess: Sendable {
         }
         try check(posix_spawnattr_setflags(&attributes, Int16(flags)), "posix_spawnattr_setflags")
 
-        let argv = (wrapper + [Self.binary] + arguments).map { strdup($0) } + [nil]
+        let argv = (launcher + [Self.binary] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var child: pid_t = 0
-        let program = wrapper.first ?? Self.binary
-        let spawned = posix_spawn(&child, program, &actions, &attributes, argv, envp)
+        let spawned = posix_spawn(&child, launcher.first ?? Self.binary, &actions, &attributes, argv, envp)
         guard spawned == 0 else {
             parentEnds.forEach { close($0) }
-            throw SpawnFailure(what: "posix_spawn \(program)", code: spawned)
+            throw SpawnFailure(what: "posix_spawn \(launcher.first ?? Self.binary)", code: spawned)
         }
         let pid = child
         self.pid = pid
@@ -113,6 +113,8 @@ final class KeepProcess: Sendable {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0, errno == EINTR {}
             let exit = ExitStatus(waitStatus: status)
+            // WCOREDUMP, which Swift does not import either.
+            core.withLock { $0 = status & 0x7f != 0 && status & 0x80 != 0 }
             let waiting = ended.withLock { state in
                 state.status = exit
                 defer { state.waiting = [] }
@@ -161,6 +163,9 @@ final class KeepProcess: Sendable {
     func send(_ signal: Int32) {
         kill(pid, signal)
     }
+
+    /// Whether the process dumped core as it died (the wait status says so), once it ended.
+    var dumpedCore: Bool? { core.withLock { $0 } }
 
     /// Whether the process is still running.
     var isRunning: Bool { ended.withLock { $0.status == nil } }

@@ -6,7 +6,8 @@ import Synchronization
 /// scripts it, streaming server-sent events piece by piece and, with a ``Gate``, stopping
 /// mid-answer until the test lets it go on.
 ///
-/// It listens on a port the system picks, on the loopback address only. Each connection
+/// It listens on a port the system picks, on the loopback address only (or, for a test in a
+/// network namespace of its own, on that namespace's TEST-NET address). Each connection
 /// is served on a thread of its own, one request per connection (`Connection: close`).
 /// ``openAI(chat:models:)`` routes `POST /v1/chat/completions` and `GET /v1/models`.
 final class LoopbackServer: Sendable {
@@ -33,22 +34,38 @@ final class LoopbackServer: Sendable {
     typealias Handler = @Sendable (Request, Responder) -> Void
 
     let port: UInt16
+    /// The IPv4 address it listens on.
+    let host: String
     private let listener: Int32
     private let handler: Handler
     private let log = Mutex<[Request]>([])
+    private let accepted = Mutex(0)
     private let stopped = Mutex(false)
 
-    /// `http://127.0.0.1:<port>/v1`, the base URL keep is given.
-    var baseURL: String { "http://127.0.0.1:\(port)/v1" }
+    /// `http://<host>:<port>/v1`, the base URL keep is given.
+    var baseURL: String { "http://\(host):\(port)/v1" }
 
-    /// Starts listening; `handler` answers every request.
-    init(_ handler: @escaping Handler) throws {
+    /// `http://<host>:<port>`, the server's origin.
+    var origin: String { "http://\(host):\(port)" }
+
+    /// How many connections it accepted, a request read from them or not: a client that
+    /// connected and sent nothing counts too.
+    var connections: Int { accepted.withLock { $0 } }
+
+    /// Starts listening on `host` (127.0.0.1 unless a test's own network namespace gives
+    /// another); `handler` answers every request.
+    init(host: String = "127.0.0.1", _ handler: @escaping Handler) throws {
         self.handler = handler
+        self.host = host
+        var hostAddress = in_addr()
+        guard inet_pton(AF_INET, host, &hostAddress) == 1 else {
+            throw SpawnFailure(what: "inet_pton \(host)", code: 0)
+        }
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { throw SpawnFailure(what: "socket", code: errno) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = in_addr_t(UInt32(0x7f00_0001).bigEndian)  // 127.0.0.1 only
+        address.sin_addr = hostAddress  // 127.0.0.1 unless the test's own namespace says otherwise
         address.sin_port = 0  // any free port
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
@@ -97,6 +114,7 @@ final class LoopbackServer: Sendable {
             // the instant before could still inherit it; answers are sized or chunked, never
             // ended by the close, so such a stray copy cannot hold up a client.
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            accepted.withLock { $0 += 1 }
             Thread { [self] in serve(connection) }.start()
         }
     }
@@ -178,6 +196,29 @@ extension LoopbackServer {
         }
     }
 
+    /// Every request answered with a redirect: `status` and `Location: location`.
+    static func redirecting(status: Int, to location: String) -> Handler {
+        { _, responder in
+            responder.send(
+                status: status, headers: ["Location": location, "Content-Type": "text/html"],
+                body: "<a href=\"\(location)\">moved</a>")
+        }
+    }
+
+    /// A stream that never ends: `piece` as chunk after chunk until the client goes away
+    /// (or, as a guard for a broken test, `cap` bytes have gone).
+    static func endless(_ piece: String, cap: Int = 1 << 30) -> Handler {
+        openAI { _, responder in
+            responder.beginEvents()
+            var total = 0
+            let event =
+                "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\(piece)\"}}]}\n\n"
+            while total < cap, responder.chunkSent(event) {
+                total += event.utf8.count
+            }
+        }
+    }
+
     /// Every chat request answered with `status` and the JSON `body`.
     static func failing(status: Int, body: String) -> Handler {
         openAI { _, responder in responder.send(status: status, body: body) }
@@ -197,8 +238,14 @@ final class Responder: Sendable {
 
     /// A whole response with a JSON body.
     func send(status: Int, body: String) {
+        send(status: status, headers: ["Content-Type": "application/json"], body: body)
+    }
+
+    /// A whole response with `headers` (as given, bytes and all) and `body`.
+    func send(status: Int, headers: [String: String], body: String) {
+        let lines = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" }.joined()
         raw(
-            "HTTP/1.1 \(status) \(status < 400 ? "OK" : "Error")\r\nContent-Type: application/json\r\n"
+            "HTTP/1.1 \(status) \(status < 400 ? "OK" : "Error")\r\n\(lines)"
                 + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
     }
 
@@ -228,23 +275,32 @@ final class Responder: Sendable {
 
     /// `text` as one chunk of the body (as it is, before ``beginEvents()``).
     func chunk(_ text: String) {
-        let chunked = connection.withLock { $0.chunked }
-        raw(chunked ? String(text.utf8.count, radix: 16) + "\r\n" + text + "\r\n" : text)
+        chunkSent(text)
     }
 
-    /// `text` as it is, on the wire.
-    func raw(_ text: String) {
+    /// ``chunk(_:)``, answering whether it went (`false` once the client has gone away).
+    @discardableResult
+    func chunkSent(_ text: String) -> Bool {
+        let chunked = connection.withLock { $0.chunked }
+        return raw(chunked ? String(text.utf8.count, radix: 16) + "\r\n" + text + "\r\n" : text)
+    }
+
+    /// `text` as it is, on the wire; answers whether all of it went (`false` once the
+    /// client has gone away).
+    @discardableResult
+    func raw(_ text: String) -> Bool {
         connection.withLock { connection in
-            guard let open = connection.descriptor else { return }
+            guard let open = connection.descriptor else { return false }
             var bytes = Array(text.utf8)[...]
             while !bytes.isEmpty {
                 let sent = bytes.withUnsafeBytes {
                     Foundation.send(open, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
                 }
                 if sent < 0, errno == EINTR { continue }
-                guard sent > 0 else { return }  // the client went away
+                guard sent > 0 else { return false }  // the client went away
                 bytes = bytes.dropFirst(sent)
             }
+            return true
         }
     }
 

@@ -13,15 +13,14 @@ struct Sandbox {
     let keyring: Bool
     /// Variables added to the environment, such as `OPENAI_API_KEY`.
     var extra: [String: String] = [:]
+    /// What keep is started through (see ``KeepProcess``), such as `nsenter` into a test's
+    /// own network namespace or `setpriv` to run it as another user; nothing by default.
+    var launcher: [String] = []
 
     /// The session bus of the test process, when it runs inside `scripts/with-keyring`.
     static let busAddress = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
     /// Whether the keyring tests can run here.
     static var hasKeyring: Bool { busAddress != nil }
-
-    /// A command `keep` is run under (its arguments first, then keep's path and
-    /// arguments), such as `setpriv` to run it as another user; empty: run it directly.
-    var wrapper: [String] = []
 
     init(keyring: Bool = false) throws {
         try self.init(keyring: keyring, directory: try TemporaryDirectory(prefix: "keep-e2e"))
@@ -54,7 +53,7 @@ struct Sandbox {
 
     /// Starts `keep arguments` in this sandbox.
     func start(_ arguments: [String], terminal: Bool = false) throws -> KeepProcess {
-        try KeepProcess(arguments, environment: environment, terminal: terminal, wrapper: wrapper)
+        try KeepProcess(arguments, environment: environment, terminal: terminal, launcher: launcher)
     }
 
     /// Runs `keep arguments` to the end, with `input` on standard input.

@@ -91,26 +91,45 @@ public struct EnginesKeeper: Sendable {
     /// what it says, and answers the newest readings: the health always fresh, the model
     /// list fresh when the server gave one, else the kept one.
     ///
-    /// A server that does not answer, refuses the key or answers with something else than
-    /// a model list is not an error: the fresh health reading says so. Throws only when
-    /// the store or the sealer fails.
-    public func refresh(_ server: ServerAddress, apiKey: String?) async throws(KeptError) -> ServerReadings {
+    /// A key is never sent over plain http to a host that is not this machine unless
+    /// `keyOverHttpHosts` names it (``CleartextRule``): the server is then not asked, and
+    /// the health reading says why. The key is hidden in everything the server said before
+    /// it is kept (its `Server` header, model ids, a redirect's address).
+    ///
+    /// A server that does not answer, refuses the key, redirects elsewhere or answers with
+    /// something else than a model list is not an error: the fresh health reading says so.
+    /// Throws only when the store or the sealer fails.
+    public func refresh(
+        _ server: ServerAddress, apiKey: String?, keyOverHttpHosts: [String] = []
+    ) async throws(KeptError) -> ServerReadings {
         let subject = try seal.subject(server)
         var readings = try await kept(server)
         let health: ServerHealth
         var models: ModelList?
         let readAt: KeptInstant
-        do {
-            let answer = try await http.get(server.modelsURL, apiKey: apiKey)
-            readAt = KeptInstant(now())
-            if (200..<300).contains(answer.status) {
-                models = ModelList(modelsBody: answer.body, previous: readings.models?.value, readAt: readAt)
-            }
-            health = Self.health(answer, modelsRead: models != nil, sentKey: !(apiKey ?? "").isEmpty)
-        } catch {
+        let sendsKey = !(apiKey ?? "").isEmpty
+        if case .refused(let host) = CleartextRule.verdict(
+            for: server.modelsURL, sendsKey: sendsKey, allowedHosts: keyOverHttpHosts)
+        {
             readAt = KeptInstant(now())
             health = ServerHealth(
-                reachable: false, latencyMilliseconds: nil, status: nil, says: nil, problem: error.reason)
+                reachable: false, latencyMilliseconds: nil, status: nil, says: nil,
+                problem: "not asked: keep does not send the key over plain http to \(host), which is not this "
+                    + "machine (use https, or allow it with keep settings set keyOverHttpHosts \(host))")
+        } else {
+            do {
+                let answer = try await http.get(server.modelsURL, apiKey: apiKey)
+                readAt = KeptInstant(now())
+                if (200..<300).contains(answer.status) {
+                    models = ModelList(modelsBody: answer.body, previous: readings.models?.value, readAt: readAt)?
+                        .hidingKey(apiKey)
+                }
+                health = Self.health(answer, server: server, modelsRead: models != nil, key: apiKey)
+            } catch {
+                readAt = KeptInstant(now())
+                health = ServerHealth(
+                    reachable: false, latencyMilliseconds: nil, status: nil, says: nil, problem: error.reason)
+            }
         }
         try await store.keepReading(try seal.record(HealthReading.self, health, about: subject, at: readAt))
         readings.health = KeptReading(value: health, readAt: readAt.date, isFresh: true)
@@ -186,24 +205,34 @@ public struct EnginesKeeper: Sendable {
         }
     }
 
-    /// The health reading for `answer`.
-    private static func health(_ answer: HTTPAnswer, modelsRead: Bool, sentKey: Bool) -> ServerHealth {
-        let problem: String? =
-            switch answer.status {
-            case 200..<300 where modelsRead: nil
-            case 200..<300: "its answer to /models is not a model list"
-            case 401, 403:
-                sentKey
-                    ? "it refused the key (HTTP \(answer.status))"
-                    : "it wants a key, and none is set (HTTP \(answer.status))"
-            case 404: "it has no /models (HTTP 404); is the URL the API's base, such as …/v1?"
-            default: "it answered HTTP \(answer.status)"
-            }
+    /// The health reading for `answer`, the key hidden in what the server said.
+    private static func health(
+        _ answer: HTTPAnswer, server: ServerAddress, modelsRead: Bool, key: String?
+    ) -> ServerHealth {
+        let sentKey = !(key ?? "").isEmpty
+        let problem: String?
+        if case .refuse(let refusal)? = RedirectPolicy.decide(
+            from: server.modelsURL, method: "GET", status: answer.status, location: answer.location)
+        {
+            problem = refusal.message(server: server.text, suffix: "/models", hidingKey: key)
+        } else {
+            problem =
+                switch answer.status {
+                case 200..<300 where modelsRead: nil
+                case 200..<300: "its answer to /models is not a model list"
+                case 401, 403:
+                    sentKey
+                        ? "it refused the key (HTTP \(answer.status))"
+                        : "it wants a key, and none is set (HTTP \(answer.status))"
+                case 404: "it has no /models (HTTP 404); is the URL the API's base, such as …/v1?"
+                default: "it answered HTTP \(answer.status)"
+                }
+        }
         let milliseconds =
             answer.latency.components.seconds * 1000 + answer.latency.components.attoseconds / 1_000_000_000_000_000
         return ServerHealth(
             reachable: true, latencyMilliseconds: milliseconds, status: answer.status,
-            says: answer.server.map { String($0.prefix(200)) }, problem: problem)
+            says: answer.server.map { String(ServerText.hidingKey($0, key).prefix(200)) }, problem: problem)
     }
 
     /// Deletes the readings `retention` makes too old; answers how many went.

@@ -55,6 +55,13 @@ public struct ModelList: Sendable, Equatable {
         self.init(models: models, since: previous?.since ?? readAt)
     }
 
+    /// The list with `key` hidden in every model's name (``ServerText``): a server that
+    /// puts the key it was sent into a name never gets it kept or shown.
+    func hidingKey(_ key: String?) -> ModelList {
+        ModelList(
+            models: models.map { Model(id: ServerText.hidingKey($0.id, key), firstSeen: $0.firstSeen) }, since: since)
+    }
+
     /// What an OpenAI-compatible server answers to `GET /models`, as far as it is read.
     private struct Listing: Decodable {
         struct Entry: Decodable { let id: String }

@@ -6,8 +6,9 @@ import Foundation
 ///
 /// The contract: `Authorization: Bearer <key>` is sent only for a key that is there and
 /// not empty (a local server needs none, and an empty key never becomes `Bearer `); any
-/// HTTP status is an answer, never an error; ``HTTPFailure`` means no answer came (no
-/// route, refused, timed out), and its reason never holds the key.
+/// HTTP status is an answer, never an error (a redirect the port does not follow too, with
+/// its `Location`); ``HTTPFailure`` means no answer came (no route, refused, timed out,
+/// too long), and its reason never holds the key.
 protocol ServerHTTPPort: Sendable {
     /// GETs `url`; answers the status, the `Server` header, the body and how long it took.
     func get(_ url: URL, apiKey: String?) async throws(HTTPFailure) -> HTTPAnswer
@@ -23,6 +24,8 @@ struct HTTPAnswer: Sendable, Equatable {
     let body: [UInt8]
     /// From sending the request to having the whole body.
     let latency: Duration
+    /// The `Location` header of a redirect that was not followed.
+    var location: String? = nil
 }
 
 /// No answer came from the server, and why, in words.

@@ -4,16 +4,21 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The engines module's HTTP port on `URLSession`.
+/// The engines module's HTTP port on `URLSession`, through ``DataTaskEvents``.
 ///
 /// Its session is ephemeral and has no cache: what a server answers (its model list)
 /// never reaches a cache file on disk, and no cookie is kept. A request that has no
-/// answer within `timeout` fails with ``HTTPFailure``.
+/// answer within `timeout` fails with ``HTTPFailure``. A redirect is followed only as
+/// ``RedirectPolicy`` allows (the same origin); any other comes back as the answer, with
+/// its `Location`, for the keeper to report. A body longer than `bodyLimit` is not read
+/// to its end: the request fails, and memory stays bounded.
 struct URLSessionHTTP: ServerHTTPPort {
     let timeout: Duration
+    let bodyLimit: Int
 
-    init(timeout: Duration = .seconds(10)) {
+    init(timeout: Duration = .seconds(10), bodyLimit: Int = RemoteEngine.defaultAnswerLimit) {
         self.timeout = timeout
+        self.bodyLimit = bodyLimit
     }
 
     func get(_ url: URL, apiKey: String?) async throws(HTTPFailure) -> HTTPAnswer {
@@ -25,32 +30,44 @@ struct URLSessionHTTP: ServerHTTPPort {
         if let apiKey, !apiKey.isEmpty {
             request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
         }
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.httpCookieStorage = nil
-        configuration.timeoutIntervalForRequest = seconds
-        let session = URLSession(configuration: configuration)
-        // The session holds its delegate queue until invalidated; it is used for one request.
-        defer { session.finishTasksAndInvalidate() }
-
         let clock = ContinuousClock()
         let start = clock.now
-        let data: Data
-        let response: URLResponse
+        for _ in 0...RemoteEngine.redirectLimit {
+            let (response, body) = try await exchange(request, seconds: seconds)
+            let location = response.value(forHTTPHeaderField: "Location")
+            if let from = request.url,
+                case .follow(let target) = RedirectPolicy.decide(
+                    from: from, method: "GET", status: response.statusCode, location: location)
+            {
+                request.url = target
+                continue
+            }
+            return HTTPAnswer(
+                status: response.statusCode, server: response.value(forHTTPHeaderField: "Server"), body: Array(body),
+                latency: clock.now - start, location: location)
+        }
+        throw HTTPFailure(reason: "it redirected more than \(RemoteEngine.redirectLimit) times")
+    }
+
+    /// One request: its response and its body, at most `bodyLimit` bytes.
+    private func exchange(_ request: URLRequest, seconds: Double) async throws(HTTPFailure) -> (HTTPURLResponse, Data) {
+        var response: HTTPURLResponse?
+        var body = Data()
         do {
-            (data, response) = try await session.data(for: request)
+            for try await event in DataTaskEvents.start(request, idleTimeout: seconds, byteLimit: bodyLimit) {
+                switch event {
+                case .response(let received): response = received
+                case .data(let data): body.append(data)
+                }
+            }
+        } catch is DataTaskEvents.LimitExceeded {
+            throw HTTPFailure(reason: "its answer passed \(RemoteEngine.sizeText(bodyLimit)); not read")
         } catch {
             // URLError's description names the URL and the failure, never a header.
             throw HTTPFailure(reason: Self.reason(error))
         }
-        let latency = clock.now - start
-        guard let http = response as? HTTPURLResponse else {
-            throw HTTPFailure(reason: "the answer is not an HTTP response")
-        }
-        return HTTPAnswer(
-            status: http.statusCode, server: http.value(forHTTPHeaderField: "Server"), body: Array(data),
-            latency: latency)
+        guard let response else { throw HTTPFailure(reason: "the answer is not an HTTP response") }
+        return (response, body)
     }
 
     private static func reason(_ error: any Error) -> String {
