@@ -48,6 +48,16 @@ extension SettingValidator {
         }
     }
 
+    /// A whole number inside `range` (`0`, `4096`), never a fraction.
+    public static func wholeNumber(in range: ClosedRange<Int>) -> SettingValidator {
+        SettingValidator("a whole number from \(range.lowerBound) to \(range.upperBound)") { value in
+            guard let number = value.number, number.isFinite, number.rounded() == number,
+                range.contains(Int(exactly: number) ?? range.lowerBound - 1)
+            else { return nil }
+            return value
+        }
+    }
+
     /// An `http` or `https` URL with a host, such as `http://127.0.0.1:8080/v1`.
     public static let httpURL = SettingValidator("an http:// or https:// URL with a host") { value in
         guard let text = value.string, !text.contains(where: \.isWhitespace),

@@ -47,6 +47,23 @@ struct Console: Sendable {
         return text
     }
 
+    /// Everything on standard input, as text, when it is at most `limit` bytes; throws a
+    /// ``CommandFailure`` with `tooLarge` when it is more (having read no more than one byte
+    /// past the limit), and when it is not UTF-8.
+    func readInput(limit: Int, tooLarge: String) throws(CommandFailure) -> String {
+        var data = Data()
+        while data.count <= limit {
+            let piece = FileHandle.standardInput.readData(ofLength: min(1 << 16, limit + 1 - data.count))
+            if piece.isEmpty { break }
+            data.append(piece)
+        }
+        guard data.count <= limit else { throw .failure(tooLarge) }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw .failure("standard input is not UTF-8 text")
+        }
+        return text
+    }
+
     /// Writes every byte of `text` to `descriptor`, retrying interrupted and partial writes;
     /// gives up quietly when the reader is gone or the descriptor is unusable.
     private static func writeAll(_ text: String, to descriptor: Int32) {

@@ -1,5 +1,6 @@
 import KeepApp
 import KeepCore
+import KeepPorts
 
 /// What a command runs with: its parsed command line, the composition root, the console.
 struct Invocation: Sendable {
@@ -47,6 +48,23 @@ struct Invocation: Sendable {
             console.out(try JSONReport.text(of: value))
         } catch {
             throw .failure("the report could not be encoded as JSON: \(error)")
+        }
+    }
+
+    /// The id of the chat `typed` names: itself, or the one chat (or draft) whose id starts
+    /// with it; `typed` unchanged when none does, for the command to say there is no such
+    /// chat. More than one is a failure listing them.
+    func chatId(_ typed: String) async throws(CommandFailure) -> String {
+        let storage: any StoragePort
+        do {
+            storage = try await composition.storage()
+        } catch {
+            throw .bootFailed(.storageUnavailable, detail: error.description)
+        }
+        do {
+            return try await ChatRepository(storage: storage).resolve(typed) ?? typed
+        } catch {
+            throw .because(error)
         }
     }
 }

@@ -15,6 +15,10 @@ enum Keep {
                 console.out(overview)
                 return 0
             }
+            if first == "--version" {
+                console.out(VersionCommand.line)
+                return 0
+            }
             if let named = CommandTable.commands.first(where: { $0.name == first }) {
                 command = named
                 rest = rest.dropFirst()

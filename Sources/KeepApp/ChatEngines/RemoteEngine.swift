@@ -51,12 +51,22 @@ public struct RemoteEngine: ChatEngine {
     public func reply(
         to conversation: [ChatMessage], receive: @escaping @Sendable (String) -> Void
     ) async throws(EngineError) -> String {
+        try await answer(to: conversation, options: EngineOptions(), receive: receive).text
+    }
+
+    /// The answer from the model `options` names (else the `model` setting's), with the
+    /// server's token count when it sent one.
+    public func answer(
+        to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
+    ) async throws(EngineError) -> EngineReply {
         let key = try await readKey()
+        let asked = options.model ?? model
         let request = try Self.request(
-            baseURL: baseURL, model: model, temperature: temperature, conversation: conversation, apiKey: key,
-            keyRef: keyRef)
+            baseURL: baseURL, model: asked, temperature: options.temperature ?? temperature,
+            conversation: conversation, apiKey: key, keyRef: keyRef, maxTokens: options.maxTokens)
         do {
-            return try await exchange(request, key: key, receive: receive)
+            let (text, usage) = try await exchange(request, key: key, receive: receive)
+            return EngineReply(text: text, model: asked, server: displayURL, usage: usage)
         } catch let error as EngineError {
             throw error
         } catch {
@@ -73,7 +83,7 @@ public struct RemoteEngine: ChatEngine {
     /// end the header early (the message names the slot, never the key).
     public static func request(
         baseURL: String, model: String, temperature: Double, conversation: [ChatMessage], apiKey: String?,
-        keyRef: SecretRef
+        keyRef: SecretRef, maxTokens: Int? = nil
     ) throws(EngineError) -> URLRequest {
         var base = Substring(baseURL)
         while base.hasSuffix("/") { base = base.dropLast() }
@@ -98,7 +108,7 @@ public struct RemoteEngine: ChatEngine {
         }
         do {
             request.httpBody = try ChatCompletionsWire.Request(
-                model: model, conversation: conversation, temperature: temperature
+                model: model, conversation: conversation, temperature: temperature, maxTokens: maxTokens
             ).encoded()
         } catch {
             throw EngineError(.configuration, "the request could not be encoded as JSON")
@@ -106,10 +116,12 @@ public struct RemoteEngine: ChatEngine {
         return request
     }
 
-    /// Sends `request` and reads the answer as it arrives.
+    /// Sends `request` and reads the answer as it arrives; answers it with the server's
+    /// token count, when one came.
     private func exchange(
         _ request: URLRequest, key: String?, receive: @escaping @Sendable (String) -> Void
-    ) async throws -> String {
+    ) async throws -> (String, TokenUsage?) {
+        var usage: TokenUsage?
         var response: HTTPURLResponse?
         var parser = ServerSentEventParser()
         var body = Data()  // an error body, or a whole JSON answer
@@ -131,6 +143,7 @@ public struct RemoteEngine: ChatEngine {
                         break reading
                     }
                     let chunk = try decode(event.data, key: key)
+                    if let counted = chunk.usage?.tokens { usage = counted }
                     answer += chunk.text
                     if !chunk.text.isEmpty { receive(chunk.text) }
                     if chunk.isFinal { complete = true }
@@ -149,13 +162,13 @@ public struct RemoteEngine: ChatEngine {
                 throw EngineError(.badResponse, "the server at \(displayURL) answered JSON that holds no answer")
             }
             receive(chunk.text)
-            return chunk.text
+            return (chunk.text, chunk.usage?.tokens)
         }
         guard complete else {
             throw EngineError(
                 .badResponse, "the server at \(displayURL) ended the stream before the answer was complete")
         }
-        return answer
+        return (answer, usage)
     }
 
     /// One event's data as a chunk, or the error it reports.
