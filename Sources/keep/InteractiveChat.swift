@@ -55,7 +55,7 @@ struct InteractiveChat {
             say("No chats yet: type a question and press Enter to start one. /help lists commands; Ctrl-D quits.")
         } else {
             say(
-                "Type a question to start a new chat, /chats to list your \(existingChats) chats, /open ID to go "
+                "Type a question to start a new chat, /chats to list your \(Plural.of(existingChats, "chat")), /open ID to go "
                     + "back to one. /help lists commands; Ctrl-D quits.")
             if let lastOpen { say("Your last open chat was \(lastOpen): /open \(lastOpen) goes back to it.") }
         }
@@ -135,7 +135,7 @@ struct InteractiveChat {
         current = id
         draft = waiting
         let messages = chat?.messages ?? []
-        say("keep · \(engineName) · chat \(id): \(chat?.title ?? "new") (\(messages.count) messages)")
+        say("keep · \(engineName) · chat \(id): \(chat?.title ?? "new") (\(Plural.of(messages.count, "message")))")
         if let question = messages.last(where: { $0.role == .user }),
             let answer = messages.last(where: { $0.role == .assistant })
         {

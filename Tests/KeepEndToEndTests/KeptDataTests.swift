@@ -218,7 +218,7 @@ struct KeptDataTests {
         #expect(kept["kept"] as? Bool == true)
         #expect(kept["retention"] as? String == "until the server is forgotten")
         let doctor = try await sandbox.run("doctor")
-        #expect(doctor.stdout.contains("1 servers read; readings kept until the server is forgotten"), "\(doctor)")
+        #expect(doctor.stdout.contains("1 server read; readings kept until the server is forgotten"), "\(doctor)")
         #expect(doctor.status == .exited(0), "\(doctor)")
     }
 }

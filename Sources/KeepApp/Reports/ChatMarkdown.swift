@@ -8,7 +8,7 @@ public enum ChatMarkdown {
     public static func text(of chat: Chat) -> String {
         var lines = ["# \(oneLine(chat.title.isEmpty ? "untitled" : chat.title))", ""]
         lines.append(
-            "Chat `\(chat.id)` · \(count(chat.messages.count, "message")) · "
+            "Chat `\(chat.id)` · \(Plural.of(chat.messages.count, "message")) · "
                 + "started \(UTCTime.text(chat.created)) · updated \(UTCTime.text(chat.updated))")
         if let system = chat.system, !system.isEmpty {
             lines += ["", "**System prompt:**", "", quoted(system)]
@@ -43,10 +43,6 @@ public enum ChatMarkdown {
 
     private static func oneLine(_ text: String) -> String {
         text.split(whereSeparator: \.isNewline).joined(separator: " ")
-    }
-
-    static func count(_ number: Int, _ noun: String) -> String {
-        "\(number) \(noun)\(number == 1 ? "" : "s")"
     }
 }
 

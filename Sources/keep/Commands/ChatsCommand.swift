@@ -292,7 +292,7 @@ enum ChatsCommand {
     }
 
     static func count(_ number: Int, _ noun: String) -> String {
-        "\(number) \(noun)\(number == 1 ? "" : "s")"
+        Plural.of(number, noun)
     }
 
     /// A time as a person reads it here: `2025-06-14 15:30`, local time. `localtime_r`,
