@@ -95,7 +95,8 @@ enum Keep {
         Commands:
         \(commandList)
 
-        Every command takes --help. Exit status: 0 success, 1 failure, 2 usage.
+        Every command takes --help; keep --version prints the version. Exit status: 0 success,
+        1 failure, 2 usage.
         Data: $XDG_DATA_HOME/keep, else ~/.local/share/keep. Keys: the Secret Service.
 
         """

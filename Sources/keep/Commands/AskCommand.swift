@@ -15,10 +15,10 @@ enum AskCommand {
             Standard input is read only when it is not a terminal, and at most 1 MiB of it. The answer goes
             to standard output, the chat's id to standard error. Without --chat or -c the question starts a
             new chat.
-              --chat ID        ask in the chat ID (or the one chat whose id starts with ID)
-              -c, --continue   ask in the chat answered most recently
+              --chat ID            ask in the chat ID (or the one chat whose id starts with ID)
+              -c, --continue       ask in the chat answered most recently
             """ + "\n" + TurnFlags.help + "\n" + """
-                  --json           print one JSON object when the answer is complete, instead of streaming
+                  --json               print one JSON object when the answer is complete, instead of streaming
                 The turn is recorded when the answer is complete; if it is not (an error, Ctrl-C), the
                 question is kept as the chat's draft and keep exits 1.
                 """,
