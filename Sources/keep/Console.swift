@@ -49,16 +49,24 @@ struct Console: Sendable {
 
     /// Everything on standard input, as text, when it is at most `limit` bytes; throws a
     /// ``CommandFailure`` with `tooLarge` when it is more (having read no more than one byte
-    /// past the limit), and when it is not UTF-8.
+    /// past the limit), when it cannot be read, and when it is not UTF-8. A closed standard
+    /// input (`<&-`) is empty: there is nothing to read, which is not an error.
     func readInput(limit: Int, tooLarge: String) throws(CommandFailure) -> String {
-        var data = Data()
-        while data.count <= limit {
-            let piece = FileHandle.standardInput.readData(ofLength: min(1 << 16, limit + 1 - data.count))
-            if piece.isEmpty { break }
-            data.append(piece)
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while bytes.count <= limit {
+            let wanted = min(buffer.count, limit + 1 - bytes.count)
+            let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, wanted) }
+            if count > 0 {
+                bytes += buffer[..<count]
+            } else if count == 0 || errno == EBADF {
+                break
+            } else if errno != EINTR {
+                throw .failure("cannot read standard input: \(String(cString: strerror(errno)))")
+            }
         }
-        guard data.count <= limit else { throw .failure(tooLarge) }
-        guard let text = String(validating: data, as: UTF8.self) else {
+        guard bytes.count <= limit else { throw .failure(tooLarge) }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw .failure("standard input is not UTF-8 text")
         }
         return text

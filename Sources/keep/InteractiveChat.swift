@@ -63,7 +63,7 @@ struct InteractiveChat {
 
     private var engineName: String {
         guard let remote = engine as? RemoteEngine else { return "echo engine (offline)" }
-        return "remote engine: \(remote.model) at \(remote.displayURL)"
+        return "remote engine: \(options.engine.model ?? remote.model) at \(remote.displayURL)"
     }
 
     /// Reads and handles lines until end of input or `/quit`.

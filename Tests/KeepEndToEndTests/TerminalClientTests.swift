@@ -1,4 +1,5 @@
 import Foundation
+import KeepConformance
 import Testing
 
 /// What people expect of a terminal chat client, checked as the loopback server received
@@ -53,6 +54,21 @@ struct TerminalClientTests {
 
         let within = try await sandbox.run(["ask", "count the letters"], input: String(repeating: "a", count: limit))
         #expect(within.status == .exited(0), "the limit itself is taken")
+    }
+
+    @Test("with standard input closed, keep ask TEXT asks TEXT alone, and keep ask alone has nothing to ask")
+    func closedStandardInput() async throws {
+        let server = try LoopbackServer(LoopbackServer.streaming(["ok"]))
+        let sandbox = try await sandbox(for: server)
+        // `<&-` closes standard input for keep only; /bin/sh is the independent client that does it.
+        let asked = try await ToolRun.run(
+            "/bin/sh", ["-c", "exec \"$0\" ask closed <&-", KeepProcess.binary], environment: sandbox.environment)
+        #expect(asked.status == 0, "\(asked.errors)")
+        #expect(try sent(server) == [["role": "user", "content": "closed"]])
+        let alone = try await ToolRun.run(
+            "/bin/sh", ["-c", "exec \"$0\" ask <&-", KeepProcess.binary], environment: sandbox.environment)
+        #expect(alone.status == 2)
+        #expect(alone.errors.hasPrefix("keep: nothing to ask"), "\(alone.errors)")
     }
 
     // MARK: - A model per question, max tokens, temperature
