@@ -40,4 +40,11 @@ enum TurnFlags {
         return TurnOptions.given(
             model: model, temperature: heat, maxTokens: cap, system: arguments.value(system.name), settings: settings)
     }
+
+    /// Says once that the echo engine has no model, when `-m` named one: it is not an error
+    /// (the question is still answered), but nothing else would show it was ignored.
+    static func warnIfIgnored(_ options: TurnOptions, engine: any ChatEngine, console: Console) {
+        guard options.engine.model != nil, engine.id == EchoEngine.engineId else { return }
+        console.warning("the echo engine has no models, so --model is ignored (keep settings set engineId remote)")
+    }
 }

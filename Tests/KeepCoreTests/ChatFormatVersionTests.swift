@@ -128,6 +128,15 @@ struct ChatFormatVersionTests {
         let draftHolder = Chat(id: "20250101-000000-000000", created: Date(timeIntervalSince1970: 1))
         let third = try await repository.importChat(try repository.exportText(draftHolder))
         #expect(third.id != draftHolder.id, "an id a draft holds is taken too")
+
+        // A file name of more than 255 bytes: the file store cannot hold that id.
+        let fixture = try StoreKind.fileStore.fixture()
+        let files = ChatRepository(storage: try fixture.open())
+        let unstorable = Chat(id: String(repeating: "x", count: 300), created: Date(timeIntervalSince1970: 1))
+        let fourth = try await files.importChat(try files.exportText(unstorable))
+        #expect(fourth.id != unstorable.id, "an id the store cannot hold gets a new one, not an error")
+        #expect(try await files.read(fourth.id) == fourth)
+        withExtendedLifetime(fixture) {}
     }
 
     @Test(

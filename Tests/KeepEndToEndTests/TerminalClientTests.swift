@@ -96,6 +96,16 @@ struct TerminalClientTests {
         #expect(messages[1]["server"] as? String == server.baseURL)
     }
 
+    @Test("-m with the echo engine is answered all the same, with a warning that the model is ignored")
+    func modelWithEcho() async throws {
+        let sandbox = try Sandbox()
+        let asked = try await sandbox.run("ask", "-m", "gpt-4o", "hi")
+        #expect(asked.status == .exited(0) && asked.stdout == "echo: hi\n", "\(asked)")
+        #expect(asked.stderr.contains("keep: warning: the echo engine has no models, so --model is ignored"))
+        let plain = try await sandbox.run("ask", "hi")
+        #expect(!plain.stderr.contains("warning"), "no -m, no warning: \(plain)")
+    }
+
     @Test("the maxTokens setting caps every answer, -t overrides it, and a bad -t is a usage error")
     func maxTokensSetting() async throws {
         let server = try LoopbackServer(LoopbackServer.streaming(["ok"]))

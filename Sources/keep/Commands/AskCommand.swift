@@ -41,6 +41,7 @@ enum AskCommand {
         let options = try TurnFlags.options(arguments, settings: core.settings)
         let composition = invocation.composition
         let engine = try await invocation.engine(for: core)
+        TurnFlags.warnIfIgnored(options, engine: engine, console: console)
         let runner = try await composition.turns(on: engine)
         var id: String?
         if let typed = arguments.value(chatOption.name) { id = try await invocation.chatId(typed) }

@@ -19,6 +19,7 @@ enum ChatCommand {
         let runner = try await composition.turns(on: engine)
         var chat = InteractiveChat(console: invocation.console, runner: runner, engine: engine)
         chat.options = try TurnFlags.options(invocation.arguments, settings: core.settings)
+        TurnFlags.warnIfIgnored(chat.options, engine: engine, console: invocation.console)
         if let typed = invocation.positional(0) {
             let id = try await invocation.chatId(typed)
             let opened: Bool
