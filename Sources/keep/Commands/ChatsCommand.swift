@@ -156,7 +156,7 @@ enum ChatsCommand {
         do {
             guard var chat = try await chats.read(id) else {
                 throw CommandFailure.failure(
-                    "there is no chat \(StorageError.quoted(id)) with a title; `keep chats` lists them")
+                    "there is no chat \(StorageError.quoted(id)) to rename; `keep chats` lists them")
             }
             chat.title = title
             try await chats.save(chat)
