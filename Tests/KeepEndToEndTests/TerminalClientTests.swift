@@ -190,6 +190,36 @@ struct TerminalClientTests {
         #expect(try await sandbox.run("usage", "--since", "0").status == .exited(2))
     }
 
+    @Test(
+        "a server that refuses stream_options is asked again without it, and answers; another 400 is not retried",
+        arguments: [(400, true), (422, true), (400, false)])
+    func serverRefusesUsage(status: Int, namesTheField: Bool) async throws {
+        let refusal = namesTheField ? "Unrecognized request argument supplied: stream_options" : "bad model"
+        let server = try LoopbackServer(
+            LoopbackServer.openAI { request, responder in
+                guard request.json?["stream_options"] == nil else {
+                    return responder.send(status: status, body: "{\"error\":{\"message\":\"\(refusal)\"}}")
+                }
+                responder.beginEvents()
+                responder.content("answered")
+                responder.done()
+            })
+        let sandbox = try await sandbox(for: server)
+        let asked = try await sandbox.run("ask", "q")
+        if namesTheField {
+            #expect(asked.status == .exited(0) && asked.stdout == "answered\n", "\(asked)")
+            #expect(server.requests.count == 2)
+            #expect(server.requests.last?.json?["stream_options"] == nil)
+            let id = try #require(asked.chatId)
+            let messages = try #require(try await sandbox.chat(id)["messages"] as? [[String: Any]])
+            #expect(messages[1]["usage"] == nil && messages[1]["model"] as? String == "test-model")
+        } else {
+            #expect(asked.status == .exited(1), "\(asked)")
+            #expect(asked.stderr.contains("bad model"))
+            #expect(server.requests.count == 1, "only the refusal of stream_options is retried")
+        }
+    }
+
     @Test("a server that sends no usage leaves the answer without one, counted as uncounted")
     func noUsage() async throws {
         let server = try LoopbackServer(LoopbackServer.streaming(["ok"]))

@@ -27,7 +27,8 @@ enum ChatCompletionsWire {
         let messages: [Message]
         let temperature: Double
         let stream: Bool
-        let streamOptions = StreamOptions()
+        /// Left out for a server that refuses it.
+        let streamOptions: StreamOptions?
         /// Left out when `nil`.
         let maxTokens: Int?
 
@@ -37,8 +38,12 @@ enum ChatCompletionsWire {
             case maxTokens = "max_tokens"
         }
 
-        init(model: String, conversation: [ChatMessage], temperature: Double, maxTokens: Int? = nil) {
+        init(
+            model: String, conversation: [ChatMessage], temperature: Double, maxTokens: Int? = nil,
+            askUsage: Bool = true
+        ) {
             self.model = model
+            streamOptions = askUsage ? StreamOptions() : nil
             messages = conversation.map { Message(role: $0.role.rawValue, content: $0.text) }
             self.temperature = temperature
             stream = true

@@ -61,11 +61,21 @@ public struct RemoteEngine: ChatEngine {
     ) async throws(EngineError) -> EngineReply {
         let key = try await readKey()
         let asked = options.model ?? model
-        let request = try Self.request(
-            baseURL: baseURL, model: asked, temperature: options.temperature ?? temperature,
-            conversation: conversation, apiKey: key, keyRef: keyRef, maxTokens: options.maxTokens)
+        func request(askUsage: Bool) throws(EngineError) -> URLRequest {
+            try Self.request(
+                baseURL: baseURL, model: asked, temperature: options.temperature ?? temperature,
+                conversation: conversation, apiKey: key, keyRef: keyRef, maxTokens: options.maxTokens,
+                askUsage: askUsage)
+        }
         do {
-            let (text, usage) = try await exchange(request, key: key, receive: receive)
+            let (text, usage): (String, TokenUsage?)
+            do {
+                (text, usage) = try await exchange(try request(askUsage: true), key: key, receive: receive)
+            } catch let error as EngineError where Self.refusesUsage(error) {
+                // A server that knows no `stream_options` (some hosted APIs refuse any field
+                // they do not know) answers the same question without: no usage, no failure.
+                (text, usage) = try await exchange(try request(askUsage: false), key: key, receive: receive)
+            }
             return EngineReply(text: text, model: asked, server: displayURL, usage: usage)
         } catch let error as EngineError {
             throw error
@@ -83,7 +93,7 @@ public struct RemoteEngine: ChatEngine {
     /// end the header early (the message names the slot, never the key).
     public static func request(
         baseURL: String, model: String, temperature: Double, conversation: [ChatMessage], apiKey: String?,
-        keyRef: SecretRef, maxTokens: Int? = nil
+        keyRef: SecretRef, maxTokens: Int? = nil, askUsage: Bool = true
     ) throws(EngineError) -> URLRequest {
         var base = Substring(baseURL)
         while base.hasSuffix("/") { base = base.dropLast() }
@@ -108,7 +118,8 @@ public struct RemoteEngine: ChatEngine {
         }
         do {
             request.httpBody = try ChatCompletionsWire.Request(
-                model: model, conversation: conversation, temperature: temperature, maxTokens: maxTokens
+                model: model, conversation: conversation, temperature: temperature, maxTokens: maxTokens,
+                askUsage: askUsage
             ).encoded()
         } catch {
             throw EngineError(.configuration, "the request could not be encoded as JSON")
@@ -169,6 +180,13 @@ public struct RemoteEngine: ChatEngine {
                 .badResponse, "the server at \(displayURL) ended the stream before the answer was complete")
         }
         return (answer, usage)
+    }
+
+    /// Whether `error` is a server refusing `stream_options` (HTTP 400 or 422 naming it),
+    /// before any of the answer came.
+    static func refusesUsage(_ error: EngineError) -> Bool {
+        error.code == .http && (error.status == 400 || error.status == 422)
+            && error.message.contains("stream_options")
     }
 
     /// One event's data as a chunk, or the error it reports.
