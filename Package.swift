@@ -67,7 +67,9 @@ let package = Package(
         .testTarget(name: "KeepSecretServiceTests", dependencies: ["KeepSecretService", "KeepConformance"]),
         .testTarget(name: "KeepSealedTests", dependencies: ["KeepSealed", "KeepConformance"]),
         .testTarget(name: "KeepConformanceTests", dependencies: ["KeepConformance"]),
-        .testTarget(name: "KeepCoreTests", dependencies: ["KeepCore", "KeepConformance", "KeepFileStore"]),
+        .testTarget(
+            name: "KeepCoreTests", dependencies: ["KeepCore", "KeepConformance", "KeepFileStore"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "KeepAppTests", dependencies: ["KeepApp", "KeepConformance"]),
         // Depends on the keep executable so `swift build --build-tests` builds the binary it runs.
         .testTarget(name: "KeepEndToEndTests", dependencies: ["KeepPorts", "KeepConformance", "keep"]),

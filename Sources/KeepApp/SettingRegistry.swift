@@ -30,6 +30,21 @@ public enum SettingRegistry {
         help: "How adventurous the remote engine's answers are, from 0 (plain) to 2 (wild).", section: "Engine",
         validator: .number(in: 0...2))
 
+    public static let system = SettingDef(
+        key: "system", defaultValue: .string(""), label: "System prompt",
+        help: "Instructions sent ahead of every chat that has no system prompt of its own (`keep ask --system` "
+            + "and /system give a chat its own). Empty sends none.",
+        section: "Engine")
+
+    public static let maxTokens = SettingDef(
+        key: "maxTokens", defaultValue: .number(0), label: "Max tokens",
+        help: "The most tokens the remote engine may answer with (max_tokens); 0 leaves it to the server. "
+            + "`keep ask -t N` overrides it for one question.",
+        section: "Engine", validator: .wholeNumber(in: 0...maxTokensLimit))
+
+    /// The largest `maxTokens` (and `-t`) keep accepts.
+    public static let maxTokensLimit = 10_000_000
+
     public static let keySlot = SettingDef(
         key: "keySlot", defaultValue: .string(SecretSlot.openai.rawValue), label: "Key slot",
         help: "Which keychain slot holds the API key the remote engine sends.", section: "Keys",
@@ -58,7 +73,8 @@ public enum SettingRegistry {
 
     /// The whole registry, in display order.
     public static let defs: [SettingDef] = [
-        engineId, baseUrl, model, temperature, keySlot, keyAccount, openaiApiKey, keyOverHttpHosts, answerLimitMiB,
+        engineId, baseUrl, model, temperature, system, maxTokens, keySlot, keyAccount, openaiApiKey,
+        keyOverHttpHosts, answerLimitMiB,
     ]
 
     /// The hosts the `keyOverHttpHosts` setting allows to get the key over plain http.

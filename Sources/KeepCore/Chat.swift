@@ -1,7 +1,7 @@
 import Foundation
 
 /// A conversation as the app keeps it: its id, a title, the messages in order, when it
-/// began and last changed, and the engine that answered last.
+/// began and last changed, the engine that answered last, and its own system prompt.
 ///
 /// Only complete turns are ever part of a stored chat: a question is added together with
 /// its answer (``ChatSession/record(question:answer:engine:)``). How a chat is written to
@@ -14,10 +14,13 @@ public struct Chat: Sendable, Equatable, Identifiable {
     public var updated: Date
     /// The id of the engine that gave the last answer; `nil` before the first.
     public var engine: String?
+    /// The chat's own system prompt, sent ahead of its conversation; `nil` when it has none
+    /// (the `system` setting then applies), `""` when it wants none at all.
+    public var system: String?
 
     public init(
         id: String, title: String = "", messages: [ChatMessage] = [], created: Date, updated: Date? = nil,
-        engine: String? = nil
+        engine: String? = nil, system: String? = nil
     ) {
         self.id = id
         self.title = title
@@ -25,5 +28,6 @@ public struct Chat: Sendable, Equatable, Identifiable {
         self.created = created
         self.updated = updated ?? created
         self.engine = engine
+        self.system = system
     }
 }

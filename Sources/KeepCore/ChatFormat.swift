@@ -5,22 +5,28 @@ import Foundation
 /// ```json
 /// {
 ///   "created" : "2025-06-14T15:30:12.345Z",
-///   "engine" : "echo",
+///   "engine" : "remote",
 ///   "id" : "20250614-153012-3fa9c1",
-///   "messages" : [ { "role" : "user", "text" : "hello", "time" : "2025-06-14T15:30:12.345Z" }, ... ],
+///   "messages" : [ { "role" : "user", "text" : "hello", "time" : "2025-06-14T15:30:12.345Z" },
+///                  { "model" : "qwen3", "role" : "assistant", "server" : "http://127.0.0.1:8080/v1",
+///                    "text" : "hi", "time" : "…", "usage" : { "completion" : 2, "prompt" : 9 } } ],
+///   "system" : "answer briefly",
 ///   "title" : "hello",
 ///   "updated" : "2025-06-14T15:30:13.001Z",
-///   "version" : 1
+///   "version" : 2
 /// }
 /// ```
 ///
-/// Times are UTC, ISO 8601, to the millisecond. Reading checks everything: a file from a
-/// newer format, a missing field, a bad time or role, or an id that is not the one the
-/// file is stored under makes the chat unreadable, with a reason that never quotes it.
+/// Version 2 added `system` on the chat and `model`, `server` and `usage` on a message, all
+/// optional and left out when there is nothing to say; so a version 1 file is read as it is,
+/// with none of them, and no migration ever rewrites it. Times are UTC, ISO 8601, to the
+/// millisecond. Reading checks everything: a file from a newer format, a missing field, a
+/// bad time or role, negative token counts, or an id that is not the one the file is stored
+/// under makes the chat unreadable, with a reason that never quotes it.
 enum ChatFormat {
     /// The format this build writes, and the newest it reads.
-    static let version = 1
-    /// The formats this build reads.
+    static let version = 2
+    /// The formats this build reads: every one so far, each a subset of the next.
     static let readable = 1...version
 
     /// `date` as the format keeps it (to the millisecond), so that a chat compares equal
@@ -46,9 +52,12 @@ enum ChatFormat {
     static func text(of chat: Chat) throws -> String {
         let record = Record(
             version: version, id: chat.id, title: chat.title, created: format(chat.created),
-            updated: format(chat.updated), engine: chat.engine,
+            updated: format(chat.updated), engine: chat.engine, system: chat.system,
             messages: chat.messages.map {
-                MessageRecord(role: $0.role.rawValue, text: $0.text, time: format($0.time))
+                MessageRecord(
+                    role: $0.role.rawValue, text: $0.text, time: format($0.time), model: $0.model,
+                    server: $0.server,
+                    usage: $0.usage.map { UsageRecord(prompt: $0.promptTokens, completion: $0.completionTokens) })
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -57,6 +66,15 @@ enum ChatFormat {
 
     /// The chat stored under `id` as `text`, or why it cannot be read.
     static func chat(from text: String, id: String) throws(Unreadable) -> Chat {
+        let chat = try chat(from: text)
+        guard chat.id == id else {
+            throw Unreadable(reason: "the file says it is a different chat (its id field does not match)")
+        }
+        return chat
+    }
+
+    /// The chat `text` holds, under whatever id it names, or why it cannot be read.
+    static func chat(from text: String) throws(Unreadable) -> Chat {
         let data = Data(text.utf8)
         let decoder = JSONDecoder()
         let record: Record
@@ -71,20 +89,26 @@ enum ChatFormat {
             throw Unreadable(reason: reason(for: error))
         }
         guard readable.contains(record.version) else { throw Unreadable(reason: unsupported(record.version)) }
-        guard record.id == id else {
-            throw Unreadable(reason: "the file says it is a different chat (its id field does not match)")
-        }
         var messages: [ChatMessage] = []
         for (index, message) in record.messages.enumerated() {
-            guard let role = ChatMessage.Role(rawValue: message.role) else {
+            // A system prompt is the chat's field, never a message.
+            guard let role = ChatMessage.Role(rawValue: message.role), role != .system else {
                 throw Unreadable(reason: "message \(index) has a role that is neither user nor assistant")
             }
+            let usage = try message.usage.map { (usage) throws(Unreadable) -> TokenUsage in
+                guard usage.prompt >= 0, usage.completion >= 0 else {
+                    throw Unreadable(reason: "message \(index) has a negative token count")
+                }
+                return TokenUsage(promptTokens: usage.prompt, completionTokens: usage.completion)
+            }
             messages.append(
-                ChatMessage(role: role, text: message.text, time: try time(message.time, "message \(index)")))
+                ChatMessage(
+                    role: role, text: message.text, time: try time(message.time, "message \(index)"),
+                    model: message.model, server: message.server, usage: usage))
         }
         return Chat(
             id: record.id, title: record.title, messages: messages, created: try time(record.created, "created"),
-            updated: try time(record.updated, "updated"), engine: record.engine)
+            updated: try time(record.updated, "updated"), engine: record.engine, system: record.system)
     }
 
     /// Why a file of format `version` (not one this build reads) cannot be read.
@@ -133,6 +157,8 @@ enum ChatFormat {
         let created: String
         let updated: String
         let engine: String?
+        /// Since version 2.
+        let system: String?
         let messages: [MessageRecord]
     }
 
@@ -140,5 +166,14 @@ enum ChatFormat {
         let role: String
         let text: String
         let time: String
+        /// Since version 2, as are `server` and `usage`.
+        let model: String?
+        let server: String?
+        let usage: UsageRecord?
+    }
+
+    private struct UsageRecord: Codable {
+        let prompt: Int
+        let completion: Int
     }
 }

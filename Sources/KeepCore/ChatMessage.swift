@@ -1,6 +1,7 @@
 import Foundation
 
-/// One message of a chat: who said it, what, and when.
+/// One message of a chat: who said it, what, and when; for an answer, also which model at
+/// which server gave it and the tokens the server counted, when known.
 public struct ChatMessage: Sendable, Equatable {
     /// Who wrote a message.
     public enum Role: String, Sendable, CaseIterable {
@@ -8,15 +9,32 @@ public struct ChatMessage: Sendable, Equatable {
         case user
         /// The engine answering.
         case assistant
+        /// Instructions to the engine ahead of the conversation (a system prompt). Only ever
+        /// sent to an engine: a chat keeps its system prompt in ``Chat/system``, never as a
+        /// message.
+        case system
     }
 
     public let role: Role
     public let text: String
     public let time: Date
+    /// The model that was asked for this answer; `nil` for a question, an engine without
+    /// models (echo), or an answer recorded before keep kept it.
+    public let model: String?
+    /// The address of the server that answered (its base URL, never a password); `nil` as
+    /// for ``model``.
+    public let server: String?
+    /// The tokens the server counted for this answer, when it said.
+    public let usage: TokenUsage?
 
-    public init(role: Role, text: String, time: Date) {
+    public init(
+        role: Role, text: String, time: Date, model: String? = nil, server: String? = nil, usage: TokenUsage? = nil
+    ) {
         self.role = role
         self.text = text
         self.time = time
+        self.model = model
+        self.server = server
+        self.usage = usage
     }
 }

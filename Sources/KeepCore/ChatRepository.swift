@@ -10,6 +10,9 @@ import KeepPorts
 /// chat it cannot read: that chat is skipped by ``list()`` and reported by
 /// ``listUnreadable()``.
 public struct ChatRepository: Sendable {
+    /// The chat format this build writes, and the newest it reads.
+    public static let formatVersion = ChatFormat.version
+
     private let storage: any StoragePort
     private let now: @Sendable () -> Date
 
@@ -217,6 +220,73 @@ public struct ChatRepository: Sendable {
     /// The ids of chats that have a draft, including new chats whose first answer never came.
     public func draftIds() async throws(ChatError) -> [String] {
         try await withStorage { () async throws(StorageError) in try await storage.listIds(.drafts).sorted() }
+    }
+
+    // MARK: - Ids people type
+
+    /// The id of the chat `typed` names: `typed` itself when a chat or a draft has exactly
+    /// that id, else the one id of a chat or draft that starts with it; `nil` when none
+    /// does. Throws ``ChatError/ambiguousId(_:candidates:)`` (the candidates sorted) when
+    /// more than one does, and never guesses among them.
+    public func resolve(_ typed: String) async throws(ChatError) -> String? {
+        guard !typed.isEmpty else { return nil }
+        let ids = try await withStorage { () async throws(StorageError) -> Set<String> in
+            if try await exists(typed) { return [typed] }
+            return Set(try await storage.listIds(.chats)).union(try await storage.listIds(.drafts))
+        }
+        if ids == [typed] { return typed }
+        let matching = ids.filter { $0.hasPrefix(typed) }.sorted()
+        guard matching.count <= 1 else { throw .ambiguousId(typed, candidates: matching) }
+        return matching.first
+    }
+
+    /// Whether a chat or a draft is stored under `id`.
+    private func exists(_ id: String) async throws(StorageError) -> Bool {
+        if try await storage.read(key(id)) != nil { return true }
+        return try await storage.read(draftKey(id)) != nil
+    }
+
+    // MARK: - Export and import
+
+    /// `chat` as keep's own JSON: the stored format, which ``importChat(_:)`` reads back.
+    public func exportText(_ chat: Chat) throws(ChatError) -> String {
+        do {
+            return try ChatFormat.text(of: chat)
+        } catch {
+            throw .notAChat("it could not be encoded as JSON")
+        }
+    }
+
+    /// Stores the chat that `text` (keep's JSON, any version this build reads) holds, as a
+    /// new chat: under its own id when no chat or draft has that id, else under a new one.
+    /// Never writes over a stored chat. Answers the chat as stored.
+    ///
+    /// Throws ``ChatError/notAChat(_:)`` when `text` is not a chat this build reads, with the
+    /// reason (never quoting the text). The caller holds the store's lock, so the id it
+    /// checked is still free when it writes.
+    public func importChat(_ text: String) async throws(ChatError) -> Chat {
+        var chat: Chat
+        do {
+            chat = try ChatFormat.chat(from: text)
+        } catch {
+            throw .notAChat(error.reason)
+        }
+        let taken = try await withStorage { () async throws(StorageError) -> Bool in
+            guard !chat.id.isEmpty else { return true }
+            do throws(StorageError) {
+                return try await exists(chat.id)
+            } catch let error where error.code == .invalidId || error.code == .corrupt {
+                // An id the store cannot hold, or a stored chat it cannot read: not free.
+                return true
+            }
+        }
+        if taken {
+            chat = Chat(
+                id: try await newId(), title: chat.title, messages: chat.messages, created: chat.created,
+                updated: chat.updated, engine: chat.engine, system: chat.system)
+        }
+        try await save(chat)
+        return chat
     }
 
     // MARK: - Keys

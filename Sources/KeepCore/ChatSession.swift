@@ -72,9 +72,17 @@ public actor ChatSession {
     /// Throws ``ChatError/storage(_:)`` when the write fails; the session's chat is then
     /// unchanged and the draft stays. A draft that cannot be cleared after the write is
     /// harmless (it would only be offered again) and does not fail the recorded turn.
-    public func recordTurn(question: String, answer: String, engine: String) async throws(ChatError) -> RecordedTurn {
-        try await turns.run { () async throws(ChatError) in
-            try await self.write(question: question, answer: answer, engine: engine)
+    ///
+    /// The answer's `model`, `server` and `usage` are kept on it when given; a `system`
+    /// prompt, when given, becomes the chat's own (``Chat/system``) in the same write.
+    public func recordTurn(
+        question: String, answer: String, engine: String, model: String? = nil, server: String? = nil,
+        usage: TokenUsage? = nil, system: String? = nil
+    ) async throws(ChatError) -> RecordedTurn {
+        let reply = ChatMessage(
+            role: .assistant, text: answer, time: Date(), model: model, server: server, usage: usage)
+        return try await turns.run { () async throws(ChatError) in
+            try await self.write(question: question, reply: reply, engine: engine, system: system)
         }
     }
 
@@ -85,14 +93,20 @@ public actor ChatSession {
         try? await recordTurn(question: question, answer: answer, engine: engine)
     }
 
-    private func write(question: String, answer: String, engine: String) async throws(ChatError) -> RecordedTurn {
+    private func write(
+        question: String, reply: ChatMessage, engine: String, system: String?
+    ) async throws(ChatError) -> RecordedTurn {
         let time = ChatFormat.normalized(now())
         var next = chat
         let turn = RecordedTurn(questionIndex: next.messages.count, answerIndex: next.messages.count + 1)
         next.messages.append(ChatMessage(role: .user, text: question, time: time))
-        next.messages.append(ChatMessage(role: .assistant, text: answer, time: time))
+        next.messages.append(
+            ChatMessage(
+                role: .assistant, text: reply.text, time: time, model: reply.model, server: reply.server,
+                usage: reply.usage))
         next.updated = time
         next.engine = engine
+        if let system { next.system = system }
         if next.title.isEmpty { next.title = Self.title(from: question) }
         try await repository.save(next)
         chat = next

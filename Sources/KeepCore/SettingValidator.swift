@@ -48,6 +48,16 @@ extension SettingValidator {
         }
     }
 
+    /// A whole number inside `range` (`0`, `4096`), never a fraction.
+    public static func wholeNumber(in range: ClosedRange<Int>) -> SettingValidator {
+        SettingValidator("a whole number from \(range.lowerBound) to \(range.upperBound)") { value in
+            guard let number = value.number, number.isFinite, number.rounded() == number,
+                range.contains(Int(exactly: number) ?? range.lowerBound - 1)
+            else { return nil }
+            return value
+        }
+    }
+
     /// A server address as ``ServerURLRule`` accepts it, such as `http://127.0.0.1:8080/v1`:
     /// http or https, a host, a port from 1 to 65535 if any, no user, password, query or
     /// fragment. The refusal names the rule and never repeats the value (it may hold a password).

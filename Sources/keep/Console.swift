@@ -57,6 +57,31 @@ struct Console: Sendable {
         return text
     }
 
+    /// Everything on standard input, as text, when it is at most `limit` bytes; throws a
+    /// ``CommandFailure`` with `tooLarge` when it is more (having read no more than one byte
+    /// past the limit), when it cannot be read, and when it is not UTF-8. A closed standard
+    /// input (`<&-`) is empty: there is nothing to read, which is not an error.
+    func readInput(limit: Int, tooLarge: String) throws(CommandFailure) -> String {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while bytes.count <= limit {
+            let wanted = min(buffer.count, limit + 1 - bytes.count)
+            let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, wanted) }
+            if count > 0 {
+                bytes += buffer[..<count]
+            } else if count == 0 || errno == EBADF {
+                break
+            } else if errno != EINTR {
+                throw .failure("cannot read standard input: \(String(cString: strerror(errno)))")
+            }
+        }
+        guard bytes.count <= limit else { throw .failure(tooLarge) }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw .failure("standard input is not UTF-8 text")
+        }
+        return text
+    }
+
     /// Writes every byte of `text` to `descriptor`, retrying interrupted and partial writes;
     /// gives up quietly when the reader is gone or the descriptor is unusable.
     private static func writeAll(_ text: String, to descriptor: Int32) {

@@ -1,3 +1,4 @@
+import Foundation
 import KeepApp
 import KeepCore
 import KeepPorts
@@ -18,6 +19,8 @@ struct InteractiveChat {
     private(set) var current: String?
     /// The question of the current chat that waits for an answer.
     private(set) var draft: String?
+    /// What the questions are asked with: `-m`, `--system` and the like, then `/model` and `/system`.
+    var options = TurnOptions()
 
     init(console: Console, runner: TurnRunner, engine: any ChatEngine) {
         self.console = console
@@ -30,6 +33,8 @@ struct InteractiveChat {
           /new       start a new chat         /chats     list your chats
           /open ID   switch to the chat ID    /help      list these commands
           /quit      quit (or Ctrl-D)
+          /model [NAME]   show or change the model asked from now on
+          /system [TEXT]  show the system prompt, or give this chat its own from the next question
         Ctrl-C while an answer streams stops it and keeps the question as the chat's draft (press
         Enter on an empty line to ask it again); Ctrl-C at the prompt clears the line.
         """
@@ -52,7 +57,7 @@ struct InteractiveChat {
             say("No chats yet: type a question and press Enter to start one. /help lists commands; Ctrl-D quits.")
         } else {
             say(
-                "Type a question to start a new chat, /chats to list your \(existingChats) chats, /open ID to go "
+                "Type a question to start a new chat, /chats to list your \(Plural.of(existingChats, "chat")), /open ID to go "
                     + "back to one. /help lists commands; Ctrl-D quits.")
             if let lastOpen { say("Your last open chat was \(lastOpen): /open \(lastOpen) goes back to it.") }
         }
@@ -60,7 +65,7 @@ struct InteractiveChat {
 
     private var engineName: String {
         guard let remote = engine as? RemoteEngine else { return "echo engine (offline)" }
-        return "remote engine: \(remote.model) at \(remote.displayURL)"
+        return "remote engine: \(options.engine.model ?? remote.model) at \(remote.displayURL)"
     }
 
     /// Reads and handles lines until end of input or `/quit`.
@@ -114,15 +119,18 @@ struct InteractiveChat {
             }
         case "/open":
             say("usage: /open ID (/chats lists the ids)")
+        case "/model", "/system":
+            await turnOption(words[0], text.dropFirst(words[0].count).trimmingCharacters(in: .whitespaces))
         default:
             say("Unknown command \(words[0]); /help lists them.")
         }
         return true
     }
 
-    /// Switches to the chat `id` and shows where it stands; `false`, changing nothing, when
+    /// Switches to the chat `typed` names (its id, or a unique start of it) and shows where it stands; `false`, changing nothing, when
     /// there is no such chat. Throws when the chat cannot be read.
-    mutating func open(_ id: String) async throws(ChatError) -> Bool {
+    mutating func open(_ typed: String) async throws(ChatError) -> Bool {
+        let id = try await runner.chats.resolve(typed) ?? typed
         let chat = try await runner.chats.read(id)
         var waiting: String?
         do throws(ChatError) {
@@ -135,7 +143,7 @@ struct InteractiveChat {
         current = id
         draft = waiting
         let messages = chat?.messages ?? []
-        say("keep · \(engineName) · chat \(id): \(chat?.title ?? "new") (\(messages.count) messages)")
+        say("keep · \(engineName) · chat \(id): \(chat?.title ?? "new") (\(Plural.of(messages.count, "message")))")
         if let question = messages.last(where: { $0.role == .user }),
             let answer = messages.last(where: { $0.role == .assistant })
         {
@@ -184,8 +192,9 @@ struct InteractiveChat {
         current = await session.id
         draft = nil
         let printer = AnswerPrinter(console)
+        let options = options
         let answering = Task { () async throws(TurnError) -> Chat in
-            try await runner.answer(question, in: session) { printer.print($0) }
+            try await runner.answer(question, in: session, options: options) { printer.print($0) }
         }
         interrupts.onInterrupt { answering.cancel() }
         let result = await answering.result
@@ -199,5 +208,29 @@ struct InteractiveChat {
             console.error("\(error)")
             say("(press Enter to ask it again)")
         }
+    }
+
+    /// `/model` and `/system`: with `value`, what the next questions are asked with; without,
+    /// what it is now.
+    private mutating func turnOption(_ command: String, _ value: String) async {
+        if command == "/model" {
+            guard !value.isEmpty else {
+                let setting = (engine as? RemoteEngine)?.model
+                say("Model: \(options.engine.model ?? setting ?? "none (the echo engine has no models)")")
+                return
+            }
+            options.engine.model = value
+            say("The next questions ask the model \(TerminalText.neutralised(value)).")
+            return
+        }
+        guard !value.isEmpty else {
+            var chat = Chat(id: "", created: Date())
+            if let current, let stored = try? await runner.chats.read(current) { chat = stored }
+            let prompt = options.systemPrompt(for: chat)
+            say(prompt.map { "System prompt: \($0)" } ?? "No system prompt.")
+            return
+        }
+        options.system = value
+        say("The next questions are asked with that system prompt; it is kept as the chat's own.")
     }
 }

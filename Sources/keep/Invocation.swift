@@ -64,4 +64,21 @@ struct Invocation: Sendable {
             throw .failure("the report could not be encoded as JSON: \(error)")
         }
     }
+
+    /// The id of the chat `typed` names: itself, or the one chat (or draft) whose id starts
+    /// with it; `typed` unchanged when none does, for the command to say there is no such
+    /// chat. More than one is a failure listing them.
+    func chatId(_ typed: String) async throws(CommandFailure) -> String {
+        let storage: any StoragePort
+        do {
+            storage = try await composition.storage()
+        } catch {
+            throw .bootFailed(.storageUnavailable, detail: error.description)
+        }
+        do {
+            return try await ChatRepository(storage: storage).resolve(typed) ?? typed
+        } catch {
+            throw .because(error)
+        }
+    }
 }

@@ -15,6 +15,10 @@ enum Keep {
                 console.out(overview)
                 return 0
             }
+            if first == "--version" {
+                console.out(VersionCommand.line)
+                return 0
+            }
             if let named = CommandTable.commands.first(where: { $0.name == first }) {
                 command = named
                 rest = rest.dropFirst()
@@ -91,7 +95,8 @@ enum Keep {
         Commands:
         \(commandList)
 
-        Every command takes --help. Exit status: 0 success, 1 failure, 2 usage.
+        Every command takes --help; keep --version prints the version. Exit status: 0 success,
+        1 failure, 2 usage.
         Data: $XDG_DATA_HOME/keep, else ~/.local/share/keep. Keys: the Secret Service.
 
         """

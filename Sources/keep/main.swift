@@ -9,6 +9,15 @@ import KeepApp
     import Darwin
 #endif
 
+// Standard input, output and error, when the parent closed them (`keep ask hi <&-`), are
+// opened on /dev/null before anything else can open a file: the next file opened would take
+// the lowest free descriptor, and a question would be read from (or an answer written to)
+// whatever that is. `open` takes the lowest free descriptor, so each lands where it belongs.
+for (descriptor, mode) in [(STDIN_FILENO, O_RDONLY), (STDOUT_FILENO, O_WRONLY), (STDERR_FILENO, O_WRONLY)]
+where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+    _ = open("/dev/null", mode)
+}
+
 // The signals keep relies on, set explicitly rather than inherited: a parent may have
 // blocked or ignored them. Ctrl-C and kill end keep unless a command handles them; a
 // reader that goes away is an error to handle (EPIPE), not a reason to die mid-turn.

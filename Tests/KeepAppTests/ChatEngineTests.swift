@@ -100,7 +100,8 @@ struct ChatEngineTests {
         let body = try #require(request.httpBody)
         #expect(
             String(decoding: body, as: UTF8.self)
-                == #"{"messages":[{"content":"hi","role":"user"}],"model":"m","stream":true,"temperature":0.3}"#)
+                == #"{"messages":[{"content":"hi","role":"user"}],"model":"m","stream":true,"#
+                + #""stream_options":{"include_usage":true},"temperature":0.3}"#)
     }
 
     @Test("a base URL that is not http(s) is a configuration error", arguments: ["ftp://host/v1", "not a url", ""])

@@ -99,7 +99,7 @@ struct DoctorTests {
         let checks = Doctor.leftovers(directory.path)
         #expect(checks.map(\.name) == ["temp files", "other files"])
         #expect(checks[0].detail.hasPrefix("1 left by interrupted writes (store/chats/.keep-tmp-1)"))
-        #expect(checks[1].detail.hasPrefix("1 files in the store that keep did not write (store/chats/Not-Encoded)"))
+        #expect(checks[1].detail.hasPrefix("1 file in the store that keep did not write (store/chats/Not-Encoded)"))
         #expect(!checks.contains { $0.detail.contains("a-chat") })
         #expect(checks.allSatisfy { $0.status == .note })
 

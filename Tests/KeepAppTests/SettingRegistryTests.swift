@@ -24,9 +24,8 @@ struct SettingRegistryTests {
     func theRegistryHasItsSettings() {
         #expect(
             defs.map(\.key) == [
-                "engineId", "baseUrl", "model", "temperature", "keySlot", "keyAccount", "openaiApiKey",
-                "keyOverHttpHosts",
-                "answerLimitMiB",
+                "engineId", "baseUrl", "model", "temperature", "system", "maxTokens", "keySlot", "keyAccount",
+                "openaiApiKey", "keyOverHttpHosts", "answerLimitMiB",
             ])
         #expect(Set(defs.map(\.key)).count == defs.count)
         for def in defs {

@@ -122,7 +122,7 @@ struct ChatTests {
         let time = "2025-06-15T15:06:40.000Z"
         var junk: [(id: String, text: String, reason: String)] = [
             ("not-json", "{ this is not json", "not valid JSON"),
-            ("newer-format", #"{"version": 2, "shape": "new"}"#, "newer keep"),
+            ("newer-format", #"{"version": 3, "shape": "new"}"#, "newer keep"),
             (
                 "no-messages",
                 #"{"version": 1, "id": "no-messages", "title": "", "created": "\#(time)", "updated": "\#(time)"}"#,
@@ -167,7 +167,7 @@ struct ChatTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
 
         #expect(Set(object.keys) == ["version", "id", "title", "messages", "created", "updated", "engine"])
-        #expect(object["version"] as? Int == 1)
+        #expect(object["version"] as? Int == 2)
         #expect(object["engine"] as? String == "echo")
         let messages = try #require(object["messages"] as? [[String: Any]])
         #expect(messages.map { Set($0.keys) } == [["role", "text", "time"], ["role", "text", "time"]])

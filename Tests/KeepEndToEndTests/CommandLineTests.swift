@@ -27,13 +27,15 @@ struct CommandLineTests {
         "a command line that does not fit is a usage error: one line, the usage, exit 2",
         arguments: [
             (["frobnicate"], "keep: unknown command \"frobnicate\"", "usage: keep [COMMAND] [ARGS...]"),
-            (["--colour"], "keep: unknown option --colour", "usage: keep chat [ID]"),
+            (["--colour"], "keep: unknown option --colour", "usage: keep chat ["),
             (["chats", "--all"], "keep: unknown option --all", "usage: keep chats [--json]"),
             (["chats", "show"], "keep: missing ID", "usage: keep chats show ID [--json]"),
             (["chats", "rm", "a", "b"], "keep: unexpected argument \"b\"", "usage: keep chats rm ID"),
-            (["ask", "--chat"], "keep: --chat needs a value (ID)", "usage: keep ask [--chat ID | -c] [TEXT...]"),
+            (["ask", "--chat"], "keep: --chat needs a value (ID)", "usage: keep ask [--chat ID | -c] "),
             (["ask", "--chat", "x", "-c", "hi"], "keep: give --chat ID or -c, not both", "usage: keep ask"),
-            (["ask", "--json=1", "hi"], "keep: unknown option --json", "usage: keep ask"),
+            (["ask", "--colour=1", "hi"], "keep: unknown option --colour", "usage: keep ask"),
+            (["ask", "--json=1", "hi"], "keep: --json takes no value", "usage: keep ask"),
+            (["ask", "-t"], "keep: -t needs a value (N)", "usage: keep ask"),
             (["doctor", "--json=yes"], "keep: --json takes no value", "usage: keep doctor [--json]"),
             (["doctor", "--json", "--json"], "keep: --json is given more than once", "usage: keep doctor"),
             (["key"], "keep: key needs a subcommand", "usage: keep key set|status|rm SLOT [--account NAME]"),
@@ -116,7 +118,7 @@ struct CommandLineTests {
             ),
             (
                 "nonsense", "1",
-                "keep: there is no setting called \"nonsense\"; the settings are engineId, baseUrl, model, temperature, keySlot, keyAccount, openaiApiKey, keyOverHttpHosts, answerLimitMiB\n"
+                "keep: there is no setting called \"nonsense\"; the settings are engineId, baseUrl, model, temperature, system, maxTokens, keySlot, keyAccount, openaiApiKey, keyOverHttpHosts, answerLimitMiB\n"
             ),
         ] {
             let refused = try await sandbox.run("settings", "set", key, value)
@@ -151,14 +153,14 @@ struct CommandLineTests {
         let rows = try #require(report["settings"] as? [[String: Any]])
         #expect(
             rows.map { $0["key"] as? String } == [
-                "engineId", "baseUrl", "model", "temperature", "keySlot", "keyAccount", "openaiApiKey",
-                "keyOverHttpHosts", "answerLimitMiB",
+                "engineId", "baseUrl", "model", "temperature", "system", "maxTokens", "keySlot", "keyAccount",
+                "openaiApiKey", "keyOverHttpHosts", "answerLimitMiB",
             ])
         #expect(rows[0]["value"] as? String == "remote" && rows[0]["isSet"] as? Bool == true)
         #expect(rows[3]["value"] as? Double == 0.7 && rows[3]["isSet"] as? Bool == false)
-        #expect(rows[6]["secret"] as? Bool == true && rows[6]["configured"] == nil, "no keyring: cannot tell")
-        #expect((rows[6]["problem"] as? String)?.hasPrefix("cannot tell: connect failed: there is no D-Bus") == true)
-        #expect(rows[6]["value"] == nil, "a secret row has no value")
+        #expect(rows[8]["secret"] as? Bool == true && rows[8]["configured"] == nil, "no keyring: cannot tell")
+        #expect((rows[8]["problem"] as? String)?.hasPrefix("cannot tell: connect failed: there is no D-Bus") == true)
+        #expect(rows[8]["value"] == nil, "a secret row has no value")
         let secrets = try #require(report["secrets"] as? [String: Any])
         #expect(secrets["protection"] as? String == "processMemory")
         #expect(secrets["hardwareBacked"] as? Bool == false)

@@ -98,7 +98,7 @@ struct InteractiveChatTests {
         let sandbox = try Sandbox()
         let first = try await sandbox.ask("first chat")
         let chat = try sandbox.start([], terminal: true)
-        #expect(await chat.output.wait(for: "/chats to list your 1 chats"))
+        #expect(await chat.output.wait(for: "/chats to list your 1 chat"))
 
         chat.write("/open \(first)\r")
         #expect(await chat.output.wait(for: "chat \(first): first chat (2 messages)"))

@@ -137,7 +137,8 @@ struct KeptDataTests {
 
         server.list(["a-\(unique)", "b-\(unique)", "c-\(unique)", "d-\(unique)"])
         let json = try await sandbox.run("whatsnew", "--json")
-        let items = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let items = try #require(report["news"] as? [[String: Any]], "one object, its news a list")
         #expect(items.count == 1)
         #expect(items.first?["items"] as? [String] == ["d-\(unique)"])
         #expect(items.first?["firstLook"] as? Bool == false)
@@ -217,7 +218,7 @@ struct KeptDataTests {
         #expect(kept["kept"] as? Bool == true)
         #expect(kept["retention"] as? String == "until the server is forgotten")
         let doctor = try await sandbox.run("doctor")
-        #expect(doctor.stdout.contains("1 servers read; readings kept until the server is forgotten"), "\(doctor)")
+        #expect(doctor.stdout.contains("1 server read; readings kept until the server is forgotten"), "\(doctor)")
         #expect(doctor.status == .exited(0), "\(doctor)")
     }
 }

@@ -42,6 +42,7 @@ struct SurvivalTests {
         let id = try await sandbox.ask("first")
 
         let asking = try sandbox.start(["ask", "--chat", id, "second"])
+        asking.closeInput()  // piped input would join the question: there is none
         #expect(await asking.output.wait(for: "answer to second (streaming…"), "the answer was streaming")
         asking.send(SIGKILL)
         #expect(await asking.exit() == .signaled(SIGKILL))

@@ -5,23 +5,49 @@ import KeepCore
 /// chunks a streamed answer comes in, the whole answer of a server that does not stream,
 /// and the error body servers answer with.
 enum ChatCompletionsWire {
-    /// The request body: the model, the conversation, the temperature, and `stream: true`.
+    /// The request body: the model, the conversation (a system prompt first, when there is
+    /// one), the temperature, `max_tokens` when capped, and `stream: true` with
+    /// `stream_options.include_usage`, so the last chunk carries the server's token count.
     struct Request: Encodable {
         struct Message: Encodable {
             let role: String
             let content: String
         }
 
+        /// Asks a streaming server for a last chunk with the usage.
+        struct StreamOptions: Encodable {
+            let includeUsage = true
+
+            enum CodingKeys: String, CodingKey {
+                case includeUsage = "include_usage"
+            }
+        }
+
         let model: String
         let messages: [Message]
         let temperature: Double
         let stream: Bool
+        /// Left out for a server that refuses it.
+        let streamOptions: StreamOptions?
+        /// Left out when `nil`.
+        let maxTokens: Int?
 
-        init(model: String, conversation: [ChatMessage], temperature: Double) {
+        enum CodingKeys: String, CodingKey {
+            case model, messages, temperature, stream
+            case streamOptions = "stream_options"
+            case maxTokens = "max_tokens"
+        }
+
+        init(
+            model: String, conversation: [ChatMessage], temperature: Double, maxTokens: Int? = nil,
+            askUsage: Bool = true
+        ) {
             self.model = model
+            streamOptions = askUsage ? StreamOptions() : nil
             messages = conversation.map { Message(role: $0.role.rawValue, content: $0.text) }
             self.temperature = temperature
             stream = true
+            self.maxTokens = maxTokens
         }
 
         /// The body as bytes, keys sorted so the same conversation is the same request.
@@ -50,8 +76,36 @@ enum ChatCompletionsWire {
             }
         }
 
+        /// The server's token count: OpenAI sends it in a last chunk of its own (with no
+        /// choices) when `include_usage` was asked, a whole answer carries it anyway.
+        struct Usage: Decodable {
+            let promptTokens: Int?
+            let completionTokens: Int?
+
+            enum CodingKeys: String, CodingKey {
+                case promptTokens = "prompt_tokens"
+                case completionTokens = "completion_tokens"
+            }
+
+            /// Never fails: a usage of another shape is no usage, not a broken answer.
+            init(from decoder: Decoder) {
+                let fields = try? decoder.container(keyedBy: CodingKeys.self)
+                promptTokens = try? fields?.decode(Int.self, forKey: .promptTokens)
+                completionTokens = try? fields?.decode(Int.self, forKey: .completionTokens)
+            }
+
+            /// As keep keeps it; `nil` unless both counts are there and not negative.
+            var tokens: TokenUsage? {
+                guard let promptTokens, let completionTokens, promptTokens >= 0, completionTokens >= 0 else {
+                    return nil
+                }
+                return TokenUsage(promptTokens: promptTokens, completionTokens: completionTokens)
+            }
+        }
+
         let choices: [Choice]?
         let error: ErrorBody?
+        let usage: Usage?
 
         /// The text this chunk adds to the answer.
         var text: String {

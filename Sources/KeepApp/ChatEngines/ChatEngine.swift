@@ -10,6 +10,11 @@ import KeepCore
 /// when the calling task was cancelled (Ctrl-C); pieces already received are then not an
 /// answer, and nothing of them is stored. An engine never holds the user's key longer
 /// than one request, and never puts it in an error.
+///
+/// ``answer(to:options:receive:)`` is the same turn with this question's ``EngineOptions``,
+/// answering an ``EngineReply`` (the model, the server and the usage where the engine knows
+/// them). A conversation may open with a ``ChatMessage/Role/system`` message: the system
+/// prompt, for an engine that takes one.
 public protocol ChatEngine: Sendable {
     /// The engine's id, as the `engineId` setting names it and a chat records it.
     var id: String { get }
@@ -18,4 +23,18 @@ public protocol ChatEngine: Sendable {
     func reply(
         to conversation: [ChatMessage], receive: @escaping @Sendable (String) -> Void
     ) async throws(EngineError) -> String
+
+    /// The answer, asked with `options`, and where it came from.
+    func answer(
+        to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
+    ) async throws(EngineError) -> EngineReply
+}
+
+extension ChatEngine {
+    /// An engine with no models and no server: ``reply(to:receive:)``, options ignored.
+    public func answer(
+        to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
+    ) async throws(EngineError) -> EngineReply {
+        EngineReply(text: try await reply(to: conversation, receive: receive))
+    }
 }

@@ -74,10 +74,23 @@ public struct RemoteEngine: ChatEngine {
     public func reply(
         to conversation: [ChatMessage], receive: @escaping @Sendable (String) -> Void
     ) async throws(EngineError) -> String {
+        try await answer(to: conversation, options: EngineOptions(), receive: receive).text
+    }
+
+    /// The answer from the model `options` names (else the `model` setting's), with the
+    /// server's token count when it sent one.
+    public func answer(
+        to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
+    ) async throws(EngineError) -> EngineReply {
         let key = try await readKey()
-        var request = try Self.request(
-            baseURL: baseURL, model: model, temperature: temperature, conversation: conversation, apiKey: key,
-            keyRef: keyRef)
+        let asked = options.model ?? model
+        func makeRequest(askUsage: Bool) throws(EngineError) -> URLRequest {
+            try Self.request(
+                baseURL: baseURL, model: asked, temperature: options.temperature ?? temperature,
+                conversation: conversation, apiKey: key, keyRef: keyRef, maxTokens: options.maxTokens,
+                askUsage: askUsage)
+        }
+        var request = try makeRequest(askUsage: true)
         // Before anything connects: a key never goes over plain http to another machine.
         if let url = request.url,
             case .refused(let host) = CleartextRule.verdict(
@@ -88,15 +101,23 @@ public struct RemoteEngine: ChatEngine {
                 CleartextRule.refusal(
                     host: host, keyRef: keyRef.description, keyRemoval: Self.keyRemoveCommand(keyRef)))
         }
+        var askingUsage = true
         for _ in 0...Self.redirectLimit {
             do {
                 switch try await exchange(request, key: key, receive: receive) {
-                case .answer(let answer):
-                    return answer
+                case .answer(let text, let usage):
+                    return EngineReply(text: text, model: asked, server: displayURL, usage: usage)
                 case .redirect(let url):
                     // Same origin, 307 or 308: the same method, headers and body, sent again.
                     request.url = url
                 }
+            } catch let error as EngineError where askingUsage && Self.refusesUsage(error) {
+                // A server that knows no `stream_options` (some hosted APIs refuse any field
+                // they do not know) answers the same question without: no usage, no failure.
+                askingUsage = false
+                let url = request.url
+                request = try makeRequest(askUsage: false)
+                request.url = url
             } catch let error as EngineError {
                 throw error
             } catch {
@@ -109,9 +130,10 @@ public struct RemoteEngine: ChatEngine {
             "the server at \(displayURL) redirected the request more than \(Self.redirectLimit) times; gave up")
     }
 
-    /// How one exchange ended: an answer, or a redirect to follow.
+    /// How one exchange ended: an answer (with the server's token count, when one came),
+    /// or a redirect to follow.
     private enum Outcome {
-        case answer(String)
+        case answer(String, TokenUsage?)
         case redirect(URL)
     }
 
@@ -123,7 +145,7 @@ public struct RemoteEngine: ChatEngine {
     /// end the header early (the message names the slot, never the key).
     public static func request(
         baseURL: String, model: String, temperature: Double, conversation: [ChatMessage], apiKey: String?,
-        keyRef: SecretRef
+        keyRef: SecretRef, maxTokens: Int? = nil, askUsage: Bool = true
     ) throws(EngineError) -> URLRequest {
         var base = Substring(baseURL)
         while base.hasSuffix("/") { base = base.dropLast() }
@@ -148,7 +170,8 @@ public struct RemoteEngine: ChatEngine {
         }
         do {
             request.httpBody = try ChatCompletionsWire.Request(
-                model: model, conversation: conversation, temperature: temperature
+                model: model, conversation: conversation, temperature: temperature, maxTokens: maxTokens,
+                askUsage: askUsage
             ).encoded()
         } catch {
             throw EngineError(.configuration, "the request could not be encoded as JSON")
@@ -156,11 +179,13 @@ public struct RemoteEngine: ChatEngine {
         return request
     }
 
-    /// Sends `request` and reads the answer as it arrives; answers a redirect the policy
-    /// lets it follow rather than following it (the transport never follows one).
+    /// Sends `request` and reads the answer as it arrives, with the server's token count
+    /// when one came; answers a redirect the policy lets it follow rather than following it
+    /// (the transport never follows one).
     private func exchange(
         _ request: URLRequest, key: String?, receive: @escaping @Sendable (String) -> Void
     ) async throws -> Outcome {
+        var usage: TokenUsage?
         var response: HTTPURLResponse?
         var parser = ServerSentEventParser()
         var body = Data()  // an error body, or a whole JSON answer
@@ -207,6 +232,7 @@ public struct RemoteEngine: ChatEngine {
                         break reading
                     }
                     let chunk = try decode(event.data, key: key)
+                    if let counted = chunk.usage?.tokens { usage = counted }
                     answer += chunk.text
                     if !chunk.text.isEmpty { receive(chunk.text) }
                     if chunk.isFinal { complete = true }
@@ -225,7 +251,7 @@ public struct RemoteEngine: ChatEngine {
                 throw EngineError(.badResponse, "the server at \(displayURL) answered JSON that holds no answer")
             }
             receive(chunk.text)
-            return .answer(chunk.text)
+            return .answer(chunk.text, chunk.usage?.tokens)
         }
         guard complete else {
             if eventCount == 0, bytesRead > 0 {
@@ -238,7 +264,14 @@ public struct RemoteEngine: ChatEngine {
             throw EngineError(
                 .badResponse, "the server at \(displayURL) ended the stream before the answer was complete")
         }
-        return .answer(answer)
+        return .answer(answer, usage)
+    }
+
+    /// Whether `error` is a server refusing `stream_options` (HTTP 400 or 422 naming it),
+    /// before any of the answer came.
+    static func refusesUsage(_ error: EngineError) -> Bool {
+        error.code == .http && (error.status == 400 || error.status == 422)
+            && error.message.contains("stream_options")
     }
 
     /// One event's data as a chunk, or the error it reports.

@@ -61,18 +61,26 @@ public struct TurnRunner: Sendable {
     /// Asks the engine `question` after the session's messages, passing each piece of the
     /// answer to `receive`, then records the turn and answers the chat as stored.
     ///
+    /// `options` choose the model, temperature and length for this question, and the system
+    /// prompt (``TurnOptions/systemPrompt(for:)``), sent ahead of the conversation. The
+    /// answer is recorded with the model and server that gave it and the server's token
+    /// count; a system prompt given for this turn becomes the chat's own in the same write.
+    ///
     /// Throws ``TurnError/engine(_:chatId:)`` when no complete answer came (cancelled
     /// included) and ``TurnError/notRecorded(_:chatId:)`` when it could not be stored; in
     /// both cases the question stays as the chat's draft.
     public func answer(
-        _ question: String, in session: ChatSession, receive: @escaping @Sendable (String) -> Void
+        _ question: String, in session: ChatSession, options: TurnOptions = TurnOptions(),
+        receive: @escaping @Sendable (String) -> Void
     ) async throws(TurnError) -> Chat {
         let id = await session.id
-        let history = await session.chat.messages
-        let reply: String
+        let chat = await session.chat
+        let system = options.systemPrompt(for: chat).map { [ChatMessage(role: .system, text: $0, time: now())] }
+        let reply: EngineReply
         do {
-            reply = try await engine.reply(
-                to: history + [ChatMessage(role: .user, text: question, time: now())], receive: receive)
+            reply = try await engine.answer(
+                to: (system ?? []) + chat.messages + [ChatMessage(role: .user, text: question, time: now())],
+                options: options.engine, receive: receive)
         } catch {
             throw .engine(error, chatId: id)
         }
@@ -88,7 +96,9 @@ public struct TurnRunner: Sendable {
             let current =
                 try await ChatSession.open(id, repository: chats, now: now)
                 ?? ChatSession(chat: Chat(id: id, created: now()), repository: chats, now: now)
-            _ = try await current.recordTurn(question: question, answer: reply, engine: engine.id)
+            _ = try await current.recordTurn(
+                question: question, answer: reply.text, engine: engine.id, model: reply.model, server: reply.server,
+                usage: reply.usage, system: options.system)
             // Only a shortcut for `-c`: without it the most recent chat is found by a scan.
             try? await storage.write(Self.lastChatKey, id)
             return await current.chat

@@ -181,7 +181,7 @@ public enum Doctor {
             checks.append(
                 .init(
                     "other files", .note,
-                    "\(foreign.count) files in the store that keep did not write (\(list(foreign))); "
+                    "\(Plural.of(foreign.count, "file")) in the store that keep did not write (\(list(foreign))); "
                         + "they are never read and left alone"))
         }
         return checks
@@ -226,8 +226,8 @@ public enum Doctor {
             guard settings.refusals.isEmpty else {
                 return .init(
                     "settings file", .problem,
-                    "\(settings.refusals.count) fields are not used: "
-                        + settings.refusals.map(\.description).joined(separator: "; "),
+                    (settings.refusals.count == 1 ? "1 field is" : "\(settings.refusals.count) fields are")
+                        + " not used: " + settings.refusals.map(\.description).joined(separator: "; "),
                     advice: "fix them in store/settings/settings, or set them with `keep settings set`")
             }
             return .init("settings file", .ok, "fine")
@@ -254,7 +254,7 @@ public enum Doctor {
             checks.append(
                 .init(
                     "chats", .problem,
-                    "\(listing.unreadable.count) of \(listing.chats.count + listing.unreadable.count) chats cannot be "
+                    "\(listing.unreadable.count) of \(Plural.of(listing.chats.count + listing.unreadable.count, "chat")) cannot be "
                         + "read: " + list(listing.unreadable.map(\.description), separator: "; "),
                     advice: "they are left as they are; fix the files under store/chats, or remove them with "
                         + "`keep chats rm ID`"))
@@ -307,7 +307,9 @@ public enum Doctor {
             return .init("kept data", .ok, kept.status.summary)
         case .kept:
             var detail = kept.status.summary
-            if let servers = try? await kept.engines.servers() { detail += "; \(servers.count) servers read" }
+            if let servers = try? await kept.engines.servers() {
+                detail += "; \(Plural.of(servers.count, "server")) read"
+            }
             if let retention = try? await kept.engines.retention() { detail += "; readings kept \(retention)" }
             // Opening kept data ran SQLite's quick check on the file, read-only, first.
             detail += "; SQLite's quick check finds nothing wrong"

@@ -8,16 +8,23 @@ enum AskCommand {
 
     static let command = Command(
         "ask", summary: "Ask one question and print the answer as it streams",
-        usage: "keep ask [--chat ID | -c] [TEXT...]",
+        usage: "keep ask [--chat ID | -c] [-m NAME] [--system TEXT] [-t N] [--json] [TEXT...]",
         help: """
-            The question is TEXT, or standard input when no TEXT is given. The answer goes to standard
-            output, the chat's id to standard error. Without --chat or -c the question starts a new chat.
-              --chat ID        ask in the chat ID
-              -c, --continue   ask in the chat answered most recently
-            The turn is recorded when the answer is complete; if it is not (an error, Ctrl-C), the
-            question is kept as the chat's draft and keep exits 1.
-            """,
-        arguments: ArgumentParser(options: [chatOption, continueOption], rest: "TEXT"), run: run)
+            The question is TEXT. Text piped in as well (`cat notes.txt | keep ask "summarize"`) is sent after
+            it, between <stdin> and </stdin> lines; with no TEXT, what is piped in is the question itself.
+            Standard input is read only when it is not a terminal, and at most 1 MiB of it. The answer goes
+            to standard output, the chat's id to standard error. Without --chat or -c the question starts a
+            new chat.
+              --chat ID            ask in the chat ID (or the one chat whose id starts with ID)
+              -c, --continue       ask in the chat answered most recently
+            """ + "\n" + TurnFlags.help + "\n" + """
+                  --json               print one JSON object when the answer is complete, instead of streaming
+                The turn is recorded when the answer is complete; if it is not (an error, Ctrl-C), the
+                question is kept as the chat's draft and keep exits 1.
+                """,
+        arguments: ArgumentParser(
+            options: [chatOption, continueOption] + TurnFlags.all + [ChatsCommand.json], rest: "TEXT"),
+        run: run)
 
     static func run(_ invocation: Invocation) async throws {
         let arguments = invocation.arguments
@@ -28,40 +35,55 @@ enum AskCommand {
             throw CommandFailure.usage("--chat needs a chat id")
         }
         let console = invocation.console
-        var question = arguments.positionals.joined(separator: " ")
-        if arguments.positionals.isEmpty {
-            if console.inputIsTerminal {
-                console.err("(type the question, then Ctrl-D on a line of its own)\n")
-            }
-            question = try console.readAllInput()
-            while question.last?.isNewline == true { question.removeLast() }
-        }
-        guard !question.allSatisfy(\.isWhitespace) else {
-            throw CommandFailure.usage("nothing to ask: give the question as TEXT or on standard input")
-        }
+        let question = try readQuestion(arguments, console: console)
 
         let core = try await invocation.core()
+        let options = try TurnFlags.options(arguments, settings: core.settings)
         let composition = invocation.composition
         let engine = try await invocation.engine(for: core)
+        TurnFlags.warnIfIgnored(options, engine: engine, console: console)
         let runner = try await composition.turns(on: engine)
-        var id = arguments.value(chatOption.name)
+        var id: String?
+        if let typed = arguments.value(chatOption.name) { id = try await invocation.chatId(typed) }
         if arguments.has(continueOption.name) {
             guard let recent = try await runner.chatToContinue() else { throw TurnError.noChatToContinue }
             if let instead = recent.instead { console.warning(instead) }
             id = recent.id
         }
         let session = try await runner.begin(question, in: id)
-        console.err("\(await session.id)\n")
+        let json = invocation.json
+        if !json { console.err("\(await session.id)\n") }
 
         let printer = AnswerPrinter(console)
         let answering = Task { () async throws(TurnError) -> Chat in
-            try await runner.answer(question, in: session) { printer.print($0) }
+            try await runner.answer(question, in: session, options: options) { if !json { printer.print($0) } }
         }
         // Ctrl-C cancels the answer; the question stays as the chat's draft.
         let interrupts = Interrupts { answering.cancel() }
         defer { withExtendedLifetime(interrupts) {} }
         let result = await answering.result
         printer.finishLine()
-        _ = try result.get()
+        let chat = try result.get()
+        if json { try invocation.printJSON(AskReport(chat)) }
+    }
+
+    /// The question: TEXT with any piped text joined after it, or, with no TEXT, standard
+    /// input itself. Standard input is read only when it is not a terminal or no TEXT is given.
+    private static func readQuestion(_ arguments: ParsedArguments, console: Console) throws(CommandFailure) -> String {
+        var question = arguments.positionals.joined(separator: " ")
+        if arguments.positionals.isEmpty {
+            if console.inputIsTerminal {
+                console.err("(type the question, then Ctrl-D on a line of its own)\n")
+            }
+            question = try console.readInput(limit: PipedInput.limit, tooLarge: PipedInput.tooLarge)
+            while question.last?.isNewline == true { question.removeLast() }
+        } else if !console.inputIsTerminal {
+            let piped = try console.readInput(limit: PipedInput.limit, tooLarge: PipedInput.tooLarge)
+            question = PipedInput.joined(question: question, piped: piped)
+        }
+        guard !question.allSatisfy(\.isWhitespace) else {
+            throw .usage("nothing to ask: give the question as TEXT or on standard input")
+        }
+        return question
     }
 }

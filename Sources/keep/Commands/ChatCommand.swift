@@ -4,13 +4,13 @@ import KeepCore
 /// `keep` and `keep chat [ID]`: the interactive chat.
 enum ChatCommand {
     static let command = Command(
-        "chat", summary: "Chat interactively; what plain `keep` does", usage: "keep chat [ID]",
+        "chat", summary: "Chat interactively; what plain `keep` does",
+        usage: "keep chat [-m NAME] [--system TEXT] [-t N] [ID]",
         help: """
-            Opens a new chat, or the chat ID. Type a question and press Enter; the answer prints as it
-            streams. Each completed question and answer is saved at once.
-
-            """ + InteractiveChat.commandsHelp,
-        arguments: ArgumentParser(optional: ["ID"]), run: run)
+            Opens a new chat, or the chat ID (or the one chat whose id starts with ID). Type a question and
+            press Enter; the answer prints as it streams. Each completed question and answer is saved at once.
+            """ + "\n" + TurnFlags.help + "\n\n" + InteractiveChat.commandsHelp,
+        arguments: ArgumentParser(options: TurnFlags.all, optional: ["ID"]), run: run)
 
     static func run(_ invocation: Invocation) async throws {
         let core = try await invocation.core()
@@ -18,7 +18,10 @@ enum ChatCommand {
         let engine = try await invocation.engine(for: core)
         let runner = try await composition.turns(on: engine)
         var chat = InteractiveChat(console: invocation.console, runner: runner, engine: engine)
-        if let id = invocation.positional(0) {
+        chat.options = try TurnFlags.options(invocation.arguments, settings: core.settings)
+        TurnFlags.warnIfIgnored(chat.options, engine: engine, console: invocation.console)
+        if let typed = invocation.positional(0) {
+            let id = try await invocation.chatId(typed)
             let opened: Bool
             do {
                 opened = try await chat.open(id)

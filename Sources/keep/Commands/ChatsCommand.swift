@@ -12,7 +12,26 @@ enum ChatsCommand {
         usage: "keep chats [--json]",
         help: "Each line: id, last update, message count, title. A chat that cannot be read is listed with the "
             + "reason and left as it is.",
-        arguments: ArgumentParser(options: [json]), subcommands: [show, remove, search], run: list)
+        arguments: ArgumentParser(options: [json]),
+        subcommands: [show, remove, search, rename, export, importing], run: list)
+
+    static let format = ArgumentParser.Option("--format", value: "markdown|json")
+
+    static let rename = Command(
+        "rename", summary: "Give a chat a new title", usage: "keep chats rename ID TITLE...",
+        arguments: ArgumentParser(required: ["ID", "TITLE"], rest: "TITLE"), run: renameChat)
+
+    static let export = Command(
+        "export", summary: "Print a chat as Markdown (the default) or as keep's JSON, to import elsewhere",
+        usage: "keep chats export ID [--format markdown|json]",
+        arguments: ArgumentParser(options: [format], required: ["ID"]), run: exportChat)
+
+    static let importing = Command(
+        "import", summary: "Add a chat from keep's JSON (`keep chats export ID --format json`)",
+        usage: "keep chats import FILE [--json]",
+        help: "Never writes over a chat: when a chat or draft has the file's id, the chat gets a new id. "
+            + "FILE `-` reads standard input.",
+        arguments: ArgumentParser(options: [json], required: ["FILE"]), run: importChat)
 
     static let show = Command(
         "show", summary: "Print one chat, and its unanswered question if it has one",
@@ -67,7 +86,7 @@ enum ChatsCommand {
     // MARK: - Show
 
     static func showChat(_ invocation: Invocation) async throws {
-        let id = invocation.positional(0) ?? ""
+        let id = try await invocation.chatId(invocation.positional(0) ?? "")
         let chats = ChatRepository(storage: try await storage(invocation))
         let chat: Chat?
         do {
@@ -92,8 +111,10 @@ enum ChatsCommand {
         console.show(
             "\(chat.title.isEmpty ? "(untitled)" : chat.title)\n\(chat.id) · \(count(chat.messages.count, "message"))"
                 + (chat.messages.isEmpty ? "" : " · updated \(localTime(chat.updated))") + "\n")
+        if let system = chat.system, !system.isEmpty { console.out("system prompt: \(quoted(system))\n") }
         for message in chat.messages {
             console.show(message.role == .user ? "\n> \(quoted(message.text))\n" : "\(message.text)\n")
+            if let origin = origin(of: message) { console.show("  (\(origin))\n") }
         }
         if let draft {
             console.show("\n> \(quoted(draft))\n(unanswered: open the chat with `keep chat \(chat.id)` to ask again)\n")
@@ -103,7 +124,7 @@ enum ChatsCommand {
     // MARK: - Remove
 
     static func removeChat(_ invocation: Invocation) async throws {
-        let id = invocation.positional(0) ?? ""
+        let id = try await invocation.chatId(invocation.positional(0) ?? "")
         let chats = ChatRepository(storage: try await storage(invocation))
         let held = try await invocation.composition.storeLock().acquire()
         defer { held.release() }
@@ -125,6 +146,102 @@ enum ChatsCommand {
             invocation.console.warning("the last open chat is left as it is: \(error)")
         }
         invocation.console.out("Removed chat \(id).\n")
+    }
+
+    // MARK: - Rename, export, import
+
+    static func renameChat(_ invocation: Invocation) async throws {
+        let id = try await invocation.chatId(invocation.positional(0) ?? "")
+        let title = invocation.arguments.positionals.dropFirst().joined(separator: " ")
+            .trimmingCharacters(in: .whitespaces)
+        guard !title.isEmpty, !title.contains(where: \.isNewline) else {
+            throw CommandFailure.usage("a title is one line of text")
+        }
+        let chats = ChatRepository(storage: try await storage(invocation))
+        let held = try await invocation.composition.storeLock().acquire()
+        defer { held.release() }
+        do {
+            guard var chat = try await chats.read(id) else {
+                throw CommandFailure.failure(
+                    "there is no chat \(StorageError.quoted(id)) to rename; `keep chats` lists them")
+            }
+            chat.title = title
+            try await chats.save(chat)
+        } catch let error as ChatError {
+            throw CommandFailure.failure("cannot rename chat \(StorageError.quoted(id)): \(error)")
+        }
+        invocation.console.out("Chat \(id) is now \(StorageError.quoted(title)).\n")
+    }
+
+    static func exportChat(_ invocation: Invocation) async throws {
+        let kind = invocation.arguments.value(format.name) ?? "markdown"
+        guard kind == "markdown" || kind == "json" else {
+            throw CommandFailure.usage("--format is markdown or json")
+        }
+        let id = try await invocation.chatId(invocation.positional(0) ?? "")
+        let chats = ChatRepository(storage: try await storage(invocation))
+        let chat: Chat?
+        do {
+            chat = try await chats.read(id)
+        } catch {
+            throw CommandFailure.because(error)
+        }
+        guard let chat else {
+            throw CommandFailure.failure("there is no chat \(StorageError.quoted(id)); `keep chats` lists them")
+        }
+        do {
+            invocation.console.out(kind == "json" ? try chats.exportText(chat) : ChatMarkdown.text(of: chat))
+        } catch {
+            throw CommandFailure.because(error)
+        }
+    }
+
+    /// The most bytes `keep chats import` reads: far more than any chat keep writes.
+    static let importLimit = 64 << 20
+
+    static func importChat(_ invocation: Invocation) async throws {
+        let path = invocation.positional(0) ?? ""
+        let text: String
+        if path == "-" {
+            text = try invocation.console.readInput(
+                limit: importLimit, tooLarge: "standard input holds more than \(importLimit >> 20) MiB: not a chat")
+        } else {
+            text = try readFile(path)
+        }
+        let chats = ChatRepository(storage: try await storage(invocation))
+        let held = try await invocation.composition.storeLock().acquire()
+        defer { held.release() }
+        let chat: Chat
+        do {
+            chat = try await chats.importChat(text)
+        } catch {
+            throw CommandFailure.failure("cannot import \(StorageError.quoted(path)): \(error)")
+        }
+        if invocation.json { return try invocation.printJSON(ChatReport(chat, draft: nil)) }
+        invocation.console.out(
+            "Imported chat \(chat.id): \(TerminalText.neutralised(chat.title)) (\(count(chat.messages.count, "message"))).\n"
+        )
+    }
+
+    /// The text of the file at `path`, at most ``importLimit`` bytes of UTF-8.
+    private static func readFile(_ path: String) throws(CommandFailure) -> String {
+        let data: Data
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            if let size = attributes[.size] as? Int, size > importLimit {
+                throw CommandFailure.failure(
+                    "\(StorageError.quoted(path)) is larger than \(importLimit >> 20) MiB: not a keep chat")
+            }
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw .failure("cannot read \(StorageError.quoted(path)): \((error as NSError).localizedDescription)")
+        }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw .failure("\(StorageError.quoted(path)) is not UTF-8 text: not a keep chat")
+        }
+        return text
     }
 
     // MARK: - Search
@@ -168,8 +285,21 @@ enum ChatsCommand {
         }
     }
 
+    /// Which model at which server gave an answer, and the tokens counted: `qwen3 at
+    /// http://…/v1 · 9 prompt + 2 completion tokens`; `nil` when nothing of it is known.
+    static func origin(of message: ChatMessage) -> String? {
+        var parts: [String] = []
+        if let model = message.model {
+            parts.append(TerminalText.neutralised(model) + (message.server.map { " at \($0)" } ?? ""))
+        }
+        if let usage = message.usage {
+            parts.append("\(usage.promptTokens) prompt + \(usage.completionTokens) completion tokens")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
+    }
+
     static func count(_ number: Int, _ noun: String) -> String {
-        "\(number) \(noun)\(number == 1 ? "" : "s")"
+        Plural.of(number, noun)
     }
 
     /// A time as a person reads it here: `2025-06-14 15:30`, local time. `localtime_r`,

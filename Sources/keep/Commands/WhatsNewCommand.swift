@@ -14,6 +14,11 @@ enum WhatsNewCommand {
             """,
         arguments: ArgumentParser(options: [ChatsCommand.json]), run: run)
 
+    /// What `--json` prints: one object holding the news.
+    struct Report: Codable, Sendable {
+        let news: [Item]
+    }
+
     /// One piece of news in `--json`.
     struct Item: Codable, Sendable {
         let owner: String
@@ -33,11 +38,12 @@ enum WhatsNewCommand {
         }
         if invocation.json {
             try invocation.printJSON(
-                news.map {
-                    Item(
-                        owner: $0.owner.name, about: $0.about, kind: $0.kind, items: $0.items,
-                        readAt: UTCTime.text($0.readAt), firstLook: $0.isFirstLook)
-                })
+                Report(
+                    news: news.map {
+                        Item(
+                            owner: $0.owner.name, about: $0.about, kind: $0.kind, items: $0.items,
+                            readAt: UTCTime.text($0.readAt), firstLook: $0.isFirstLook)
+                    }))
         } else {
             invocation.console.show(news.isEmpty ? "Nothing new since you looked.\n" : news.map(describe).joined())
         }

@@ -219,6 +219,17 @@ extension LoopbackServer {
         }
     }
 
+    /// A streamed answer in `pieces`, then the usage OpenAI counts (`prompt`, `completion`),
+    /// then `[DONE]`.
+    static func streaming(_ pieces: [String], usage: (prompt: Int, completion: Int)) -> Handler {
+        openAI { _, responder in
+            responder.beginEvents()
+            for piece in pieces { responder.content(piece) }
+            responder.usage(prompt: usage.prompt, completion: usage.completion)
+            responder.done()
+        }
+    }
+
     /// Every chat request answered with `status` and the JSON `body`.
     static func failing(status: Int, body: String) -> Handler {
         openAI { _, responder in responder.send(status: status, body: body) }
@@ -266,6 +277,14 @@ final class Responder: Sendable {
     func content(_ text: String) {
         let escaped = String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
         event("{\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\(escaped)}}]}")
+    }
+
+    /// The last chunk OpenAI streams when asked `stream_options.include_usage`: no choices,
+    /// and the tokens it counted.
+    func usage(prompt: Int, completion: Int) {
+        event(
+            "{\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":\(prompt),"
+                + "\"completion_tokens\":\(completion),\"total_tokens\":\(prompt + completion)}}")
     }
 
     /// The end of a streamed answer.

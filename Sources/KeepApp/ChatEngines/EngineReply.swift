@@ -1,0 +1,20 @@
+import KeepCore
+
+/// A complete answer from an engine, with what is known of where it came from: the model
+/// asked, the server's address, and the tokens the server counted.
+public struct EngineReply: Sendable, Equatable {
+    public let text: String
+    /// The model that was asked; `nil` for an engine without models.
+    public let model: String?
+    /// The server's address, never a user name or password; `nil` for an offline engine.
+    public let server: String?
+    /// The server's own count of tokens, when it sent one.
+    public let usage: TokenUsage?
+
+    public init(text: String, model: String? = nil, server: String? = nil, usage: TokenUsage? = nil) {
+        self.text = text
+        self.model = model
+        self.server = server
+        self.usage = usage
+    }
+}

@@ -1,0 +1,41 @@
+import KeepCore
+
+/// What one turn is asked with beyond the question: the engine's options for it, and the
+/// system prompt.
+///
+/// The system prompt sent is decided here, in one place (``systemPrompt(for:)``): the one
+/// given for this turn (`--system`, `/system`), which the turn also stores as the chat's
+/// own; else the chat's own; else the `system` setting. An empty prompt sends none.
+public struct TurnOptions: Sendable, Equatable {
+    public var engine: EngineOptions
+    /// A system prompt given for this turn, kept as the chat's own once the turn is recorded.
+    public var system: String?
+    /// The `system` setting: for a chat with no system prompt of its own.
+    public var defaultSystem: String?
+
+    public init(engine: EngineOptions = EngineOptions(), system: String? = nil, defaultSystem: String? = nil) {
+        self.engine = engine
+        self.system = system
+        self.defaultSystem = defaultSystem
+    }
+
+    /// The options for a turn: those given for it (`nil` where not given) over the settings
+    /// (`temperature` and `model` are the engine's own; `maxTokens` 0 sends no cap; the
+    /// `system` setting is ``defaultSystem``).
+    public static func given(
+        model: String? = nil, temperature: Double? = nil, maxTokens: Int? = nil, system: String? = nil,
+        settings: SettingsStore
+    ) -> TurnOptions {
+        let settingCap = settings.value(SettingRegistry.maxTokens.key)?.number.flatMap { Int(exactly: $0) }
+        let cap = maxTokens ?? settingCap
+        return TurnOptions(
+            engine: EngineOptions(model: model, temperature: temperature, maxTokens: cap == 0 ? nil : cap),
+            system: system, defaultSystem: settings.value(SettingRegistry.system.key)?.string)
+    }
+
+    /// The system prompt to send ahead of `chat`'s conversation; `nil` for none.
+    public func systemPrompt(for chat: Chat) -> String? {
+        let prompt = system ?? chat.system ?? defaultSystem
+        return prompt?.isEmpty == false ? prompt : nil
+    }
+}

@@ -1,0 +1,26 @@
+import KeepApp
+import KeepCore
+
+/// `keep version` (and `keep --version`): which keep this is.
+enum VersionCommand {
+    static let command = Command(
+        "version", summary: "Print keep's version (also `keep --version`)", usage: "keep version [--json]",
+        arguments: ArgumentParser(options: [ChatsCommand.json]), run: run)
+
+    /// What `keep version --json` prints.
+    struct Report: Codable, Sendable {
+        let version: String
+        /// The chat format this keep writes (and the newest it reads).
+        let chatFormat: Int
+    }
+
+    /// `keep 0.2.0`, the line `--version` prints.
+    static var line: String { "keep \(KeepVersion.text)\n" }
+
+    static func run(_ invocation: Invocation) async throws {
+        if invocation.json {
+            return try invocation.printJSON(Report(version: KeepVersion.text, chatFormat: ChatRepository.formatVersion))
+        }
+        invocation.console.out(line)
+    }
+}
