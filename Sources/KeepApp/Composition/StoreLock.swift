@@ -1,15 +1,6 @@
-import Foundation
 import KeepFileStore
 import KeepPorts
-import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import KeepSealed
 
 /// An exclusive lock shared by every `keep` process on one data root: `flock` on
 /// `<root>/store.lock`.
@@ -43,50 +34,22 @@ public struct StoreLock: Sendable {
     public func acquire() async throws(StorageError) -> Held {
         // Made durably, through the file store's seam; a symlinked root is refused.
         try DataRoot.makeDirectory(root)
-        // O_CLOEXEC: an engine or a child process must not inherit, and so hold, the lock.
-        // O_NOFOLLOW: a symbolic link planted at the lock's name is refused, never followed.
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw .system("open", path: path, errno: errno) }
-        let held = Held(descriptor: descriptor)
-        // Free (the usual case): taken at once, without waiting.
-        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return held }
-        let busy = errno
-        guard busy == EWOULDBLOCK || busy == EINTR else { throw .system("flock", path: path, errno: busy) }
-        // Held by another turn: wait for it on a thread of our own, so the wait holds up
-        // no thread of a shared pool (a pool of blocked waiters could not run the holder).
-        let path = path
-        let waited: Result<Void, StorageError> = await withCheckedContinuation { done in
-            Thread {
-                while flock(descriptor, LOCK_EX) != 0 {
-                    let failure = errno
-                    if failure == EINTR { continue }  // a signal woke the wait; the lock is still wanted
-                    done.resume(returning: .failure(.system("flock", path: path, errno: failure)))
-                    return
-                }
-                done.resume(returning: .success(()))
-            }.start()
-        }
-        try waited.get()
-        return held
+        // flock on the lock file, waited for on a thread of its own; a symbolic link
+        // planted at the lock's name is refused, never followed.
+        return Held(try await FileLock.acquire(path))
     }
 
     /// The lock, held until ``release()`` is called or the value is released.
     public final class Held: Sendable {
-        /// The open lock file; `nil` once released, so it is closed exactly once.
-        private let descriptor: Mutex<Int32?>
+        private let lock: FileLock.Held
 
-        fileprivate init(descriptor: Int32) {
-            self.descriptor = Mutex(descriptor)
+        fileprivate init(_ lock: FileLock.Held) {
+            self.lock = lock
         }
 
-        /// Lets the next holder in. Closing the file is what releases the lock; a failed
-        /// close releases it all the same, so there is nothing to report.
+        /// Lets the next holder in.
         public func release() {
-            if let open = descriptor.withLock({ $0.take() }) { close(open) }
-        }
-
-        deinit {
-            release()
+            lock.release()
         }
     }
 }

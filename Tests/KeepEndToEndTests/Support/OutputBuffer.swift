@@ -48,7 +48,7 @@ final class OutputBuffer: Sendable {
 
     /// Waits until `needle` appears after the first `offset` bytes (or the output
     /// ends, or `seconds` pass); answers whether it appeared.
-    func wait(for needle: String, after offset: Int = 0, seconds: Double = 30) async -> Bool {
+    func wait(for needle: String, after offset: Int = 0, seconds: Double = 120) async -> Bool {
         await blocking {
             let deadline = Date(timeIntervalSinceNow: seconds)
             self.state.lock()
