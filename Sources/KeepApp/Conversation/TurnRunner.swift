@@ -22,13 +22,18 @@ public struct TurnRunner: Sendable {
     private let storage: any StoragePort
     private let lock: StoreLock
     private let now: @Sendable () -> Date
+    /// The chat index beside the store, told of each recorded turn; `nil` for none.
+    private let index: ChatIndex?
 
+    /// Turns in `storage`; with `indexRoot` (the file store's root), each recorded turn
+    /// also updates the ``ChatIndex`` there, under the lock.
     public init(
-        storage: any StoragePort, lock: StoreLock, engine: any ChatEngine,
+        storage: any StoragePort, lock: StoreLock, engine: any ChatEngine, indexRoot: String? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.storage = storage
         chats = ChatRepository(storage: storage, now: now)
+        index = indexRoot.map { ChatIndex(root: $0, repository: ChatRepository(storage: storage, now: now)) }
         self.lock = lock
         self.engine = engine
         self.now = now
@@ -84,11 +89,15 @@ public struct TurnRunner: Sendable {
         }
         defer { held.release() }
         do {
+            // The file as the index may know it, before the turn replaces it.
+            let before = index?.stamp(of: id)
             // Read afresh under the lock: another process may have added a turn meanwhile.
             let current =
                 try await ChatSession.open(id, repository: chats, now: now)
                 ?? ChatSession(chat: Chat(id: id, created: now()), repository: chats, now: now)
             _ = try await current.recordTurn(question: question, answer: reply, engine: engine.id)
+            // A cache: a crash before this line is caught by the stamps at the next listing.
+            await index?.recorded(await current.chat, before: before)
             // Only a shortcut for `-c`: without it the most recent chat is found by a scan.
             try? await storage.write(Self.lastChatKey, id)
             return await current.chat

@@ -33,10 +33,10 @@ enum ChatsCommand {
 
     static func list(_ invocation: Invocation) async throws {
         let chats = ChatRepository(storage: try await storage(invocation))
-        let listing: ChatListing
+        let listing: ChatSummaryListing
         let draftIds: [String]
         do {
-            listing = try await chats.scan()
+            listing = try await index(invocation, chats).listing()
             draftIds = try await chats.draftIds()
         } catch {
             throw CommandFailure.failure("cannot list the chats: \(error)")
@@ -52,7 +52,7 @@ enum ChatsCommand {
         var text = ""
         for chat in listing.chats {
             let draft = withDraft.contains(chat.id) ? "  (unanswered question)" : ""
-            text += "\(chat.id)  \(localTime(chat.updated))  \(count(chat.messages.count, "message"))  "
+            text += "\(chat.id)  \(localTime(chat.updated))  \(count(chat.messageCount, "message"))  "
             text += "\(chat.title)\(draft)\n"
         }
         for id in draftOnly {
@@ -127,7 +127,7 @@ enum ChatsCommand {
         let chats = ChatRepository(storage: try await storage(invocation))
         let matches: [ChatMatch]
         do {
-            matches = try await chats.search(text)
+            matches = try await index(invocation, chats).search(text)
         } catch ChatError.emptySearch {
             throw CommandFailure.usage("give some text to search for")
         } catch {
@@ -156,6 +156,15 @@ enum ChatsCommand {
     static func storage(_ invocation: Invocation) async throws(CommandFailure) -> any StoragePort {
         do {
             return try await invocation.composition.storage()
+        } catch {
+            throw .bootFailed(.storageUnavailable, detail: error.description)
+        }
+    }
+
+    /// The chat index beside the store (a cache; see ``ChatIndex``).
+    static func index(_ invocation: Invocation, _ chats: ChatRepository) throws(CommandFailure) -> ChatIndex {
+        do {
+            return ChatIndex(root: try invocation.composition.dataRoot(), repository: chats)
         } catch {
             throw .bootFailed(.storageUnavailable, detail: error.description)
         }
