@@ -88,7 +88,8 @@ struct KeepBench: Sendable {
                 case .skipped(let reason):
                     result.skipped = reason
                     log("\(id.rawValue): skipped: \(reason)")
-                case .ready(let comparisons, let finish):
+                case .ready(let comparisons, let facts, let finish):
+                    result.facts = facts
                     log("\(id.rawValue): measuring \(comparisons.map(\.contenders.count).reduce(0, +)) contenders")
                     do {
                         result.comparisons = try await measure(comparisons, scale: scale)
@@ -134,6 +135,8 @@ struct KeepBench: Sendable {
         case .sealing: SealingScenario()
         case .secrets: SecretsScenario()
         case .startup: StartupScenario()
+        case .history: HistoryScenario()
+        case .turn: TurnScenario()
         }
     }
 }

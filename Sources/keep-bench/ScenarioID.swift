@@ -7,6 +7,8 @@ enum ScenarioID: String, CaseIterable, Sendable, Codable {
     case sealing
     case secrets
     case startup
+    case history
+    case turn
 
     /// One line for `--help` and for the report.
     var summary: String {
@@ -18,6 +20,8 @@ enum ScenarioID: String, CaseIterable, Sendable, Codable {
         case .sealing: "seal and open of 1 KiB and 64 KiB through the sealing port, against raw EVP"
         case .secrets: "has, get and set on the Secret Service (run inside scripts/with-keyring)"
         case .startup: "`keep chats --json` over 10,000 chats, as a whole process"
+        case .history: "listing and searching 1,000 to 40,000 chats through the chat index, against every file read raw"
+        case .turn: "one turn in a chat of 1 to 2,000 turns, against a raw durable write of the same bytes"
         }
     }
 }
