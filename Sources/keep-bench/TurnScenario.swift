@@ -6,7 +6,7 @@ import KeepPorts
 
 /// One turn of `keep ask` in a chat that already holds 1, 100, 1,000 and 2,000 turns (each
 /// a 200-byte question and a 2 KiB answer): the whole write path of a turn (the draft, the
-/// chat rewritten whole, the draft cleared, the last-chat hint, the chat index), against a
+/// chat rewritten whole, the draft cleared, the chat index updated), against a
 /// raw durable write (two flushes) of as many bytes as the chat file holds. What the turn
 /// writes is measured once: the chat file's size, which is rewritten whole every turn.
 struct TurnScenario: Scenario {

@@ -150,7 +150,12 @@ struct ChatIndexTests {
     func changedBehindTheBack(change: BehindTheBack) async throws {
         let shelf = try Shelf()
         var chats = [try await shelf.save(1), try await shelf.save(2), try await shelf.save(3)]
-        if change != .editedInTheSameTickAsItsWrite { try shelf.age() }
+        try shelf.age()
+        if change == .editedInTheSameTickAsItsWrite {
+            // Written "just now" as the index sees it (a time not yet settled, whatever the
+            // machine's load), so a later change may share its time.
+            try shelf.setModified(shelf.path(2), Date().addingTimeInterval(3600))
+        }
         shelf.expect(try await shelf.index.listing(), chats: chats)
 
         var unreadable: [String] = []

@@ -11,15 +11,16 @@ import KeepPorts
 /// is the claim). ``answer(_:in:receive:)`` asks the engine with the lock *not* held, then
 /// takes the lock, reads the chat afresh, appends the question and the answer in one
 /// write, and clears the draft: two processes answering in the same chat each add their
-/// turn, and neither loses the other's. The chat answered last is remembered
-/// (`cache`/`last-chat`), so `keep ask -c` finds it without reading every chat.
+/// turn, and neither loses the other's. The chat answered last is found in the chat index
+/// (``mostRecentChatId()``), so a turn keeps no hint of its own and flushes nothing for it.
+///
+/// A turn's flushes, each for what a power cut would lose without it: the draft's file
+/// and directory (the question typed), the chat's file and directory (the recorded turn),
+/// and the directory after the draft is cleared (else an answered question comes back as
+/// a draft). The chat index's update flushes nothing: it is a cache.
 public struct TurnRunner: Sendable {
-    /// Where the most recently answered chat's id is kept.
-    public static let lastChatKey = StorageKey(.cache, "last-chat")
-
     public let chats: ChatRepository
     public let engine: any ChatEngine
-    private let storage: any StoragePort
     private let lock: StoreLock
     private let now: @Sendable () -> Date
     /// The chat index beside the store, told of each recorded turn; `nil` for none.
@@ -31,7 +32,6 @@ public struct TurnRunner: Sendable {
         storage: any StoragePort, lock: StoreLock, engine: any ChatEngine, indexRoot: String? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
-        self.storage = storage
         chats = ChatRepository(storage: storage, now: now)
         index = indexRoot.map { ChatIndex(root: $0, repository: ChatRepository(storage: storage, now: now)) }
         self.lock = lock
@@ -98,23 +98,19 @@ public struct TurnRunner: Sendable {
             _ = try await current.recordTurn(question: question, answer: reply, engine: engine.id)
             // A cache: a crash before this line is caught by the stamps at the next listing.
             await index?.recorded(await current.chat, before: before)
-            // Only a shortcut for `-c`: without it the most recent chat is found by a scan.
-            try? await storage.write(Self.lastChatKey, id)
             return await current.chat
         } catch {
             throw .notRecorded(error, chatId: id)
         }
     }
 
-    /// The id of the chat answered most recently: the one remembered, when it is still
-    /// there, else the most recently updated chat of a scan; `nil` when there is none.
+    /// The id of the chat answered most recently (the most recently updated one), from the
+    /// chat index when there is one, else from a scan; `nil` when there is none.
     public func mostRecentChatId() async throws(TurnError) -> String? {
-        if let remembered = try? await storage.read(Self.lastChatKey), !remembered.isEmpty,
-            (try? await chats.read(remembered)) != nil
-        {
-            return remembered
+        try await chatsCall { () async throws(ChatError) in
+            if let index { return try await index.listing().chats.first?.id }
+            return try await chats.list().first?.id
         }
-        return try await chatsCall { () async throws(ChatError) in try await chats.list().first?.id }
     }
 
     private func acquire() async throws(TurnError) -> StoreLock.Held {
