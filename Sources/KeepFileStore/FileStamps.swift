@@ -57,6 +57,15 @@ public enum FileStamps {
         return stamp(info)
     }
 
+    /// Whether `name` is its own id: `a-z 0-9 - _` only, so nothing to decode (the
+    /// encoding keeps those bytes as they are and escapes every other byte).
+    private static func isLiteral(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= IdEncoding.maximumNameLength
+            && name.utf8.allSatisfy {
+                ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d || $0 == 0x5f
+            }
+    }
+
     private static func directory(_ root: String, _ namespace: Namespace) -> String {
         root + (root.hasSuffix("/") ? "" : "/") + "store/" + namespace.rawValue
     }
@@ -93,7 +102,7 @@ public enum FileStamps {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            guard let id = IdEncoding.id(fromFileName: name) else { continue }
+            guard let id = isLiteral(name) ? name : IdEncoding.id(fromFileName: name) else { continue }
             var info = stat()
             guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
                 if errno == ENOENT { continue }

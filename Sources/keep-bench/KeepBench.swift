@@ -48,6 +48,19 @@ struct KeepBench: Sendable {
                 status = 1
             }
         }
+        let history = ScalingChart.historySeries(in: report)
+        if !history.isEmpty {
+            let caption = "\(report.machine.summary); \(report.date)\(report.quick ? "; QUICK RUN" : "")"
+            let path = ScalingChart.historyPath(beside: options.chartPath)
+            do {
+                try ScalingChart.svg(history, caption: caption, labels: .history).write(
+                    toFile: path, atomically: true, encoding: .utf8)
+                printError("keep-bench: wrote the history chart to \(path)")
+            } catch {
+                printError("keep-bench: cannot write the history chart to \(path): \(error.localizedDescription)")
+                status = 1
+            }
+        }
         if options.json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -200,8 +200,15 @@ public struct ChatIndex: Sendable {
     /// another schema is emptied first.
     private func open() async throws(SQLiteError) -> SQLiteDatabase {
         let database = try SQLiteDatabase(path: path, busyTimeout: .seconds(5), durable: false)
-        try await database.write { transaction throws(SQLiteError) in
-            try ChatIndexSchema.prepare(in: transaction, version: Self.schemaVersion)
+        // Read first, so listings side by side do not queue for the write lock; a damaged
+        // file fails the write below, with its error.
+        let current = try? await database.read { transaction throws(SQLiteError) in
+            try ChatIndexSchema.version(in: transaction)
+        }
+        if current != Self.schemaVersion {
+            try await database.write { transaction throws(SQLiteError) in
+                try ChatIndexSchema.prepare(in: transaction, version: Self.schemaVersion)
+            }
         }
         return database
     }

@@ -33,12 +33,16 @@ enum ChatIndexSchema {
         let message: ChatMessage
     }
 
+    /// The schema version the file holds; throws when it holds none.
+    static func version(in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> Int64? {
+        try transaction.query("SELECT value FROM meta WHERE name = 'schema'").first?.integer(0)
+    }
+
     /// Creates the tables, or empties and recreates them when the file holds another
     /// schema version.
     static func prepare(in transaction: borrowing SQLiteTransaction, version: Int64) throws(SQLiteError) {
         _ = try transaction.execute("CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL)")
-        let stored = try transaction.query("SELECT value FROM meta WHERE name = 'schema'").first?.integer(0)
-        if stored == version { return }
+        if try Self.version(in: transaction) == version { return }
         for table in ["message_text", "messages", "chats"] {
             _ = try transaction.execute("DROP TABLE IF EXISTS \(table)")
         }
