@@ -1,11 +1,12 @@
 import Foundation
-import KeepApp
 import KeepConformance
 import KeepCore
 import KeepFileStore
 import KeepPorts
 import KeepSealed
 import Testing
+
+@testable import KeepApp
 
 /// Chats in a file store of their own, with an index over them read through a store that
 /// counts the chats it reads.
@@ -237,6 +238,17 @@ struct ChatIndexTests {
         shelf.expect(try await shelf.index.listing(), chats: chats)
         #expect(shelf.counting.chatsRead.count <= readBefore + 6, "then the index serves again")
         #expect(try await shelf.index.search("paris").map(\.chatId) == [Shelf.id(1)])
+    }
+
+    @Test(
+        "an index out of reach for now (locked, the disk full, the file refused) is kept; a damaged one is rebuilt",
+        arguments: [
+            (Int32(5), false), (Int32(6), false), (Int32(13), false), (Int32(8), false), (Int32(11), true),
+            (Int32(26), true), (Int32(1), true), (Int32(10), true),
+        ])
+    func damageOrOutOfReach(resultCode: Int32, isDamage: Bool) {
+        let error = SQLiteError(operation: "step", path: "chat-index.sqlite", extendedCode: resultCode, message: "")
+        #expect(ChatIndex.isDamage(error) == isDamage, "\(error.code)")
     }
 
     @Test("a turn written without its index update (a kill between the two) is listed and found as written")

@@ -71,8 +71,8 @@ public struct ChatIndex: Sendable {
                 try transaction.query(ChatIndexSchema.searchSQL, [.text(ChatIndexSchema.pattern(folded))])
             }
         } catch {
-            // A damaged index answers nothing; the chats themselves still do.
-            discard()
+            // An index that fails answers nothing; the chats themselves still do.
+            if Self.isDamage(error) { discard() }
             return try await repository.search(text)
         }
         let titles = Dictionary(refreshed.listing.chats.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -140,6 +140,9 @@ public struct ChatIndex: Sendable {
             do {
                 return try await refresh(stamps, started: started, withText: withText)
             } catch {
+                // Busy past the timeout, a full disk, a refused file: the index is not
+                // damaged, only out of reach this time; the chats answer instead.
+                guard Self.isDamage(error) else { break }
                 if attempt == 0 { discard() }
             }
         }
@@ -223,6 +226,15 @@ public struct ChatIndex: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+
+    /// Whether `error` says the index itself is damaged (not a database, a table missing,
+    /// a value of the wrong type, an I/O error), so that it is to be removed and rebuilt,
+    /// rather than out of reach for now (locked by another process past the timeout, the
+    /// disk full, the file refused).
+    static func isDamage(_ error: any Error) -> Bool {
+        guard let error = error as? SQLiteError else { return true }
+        return ![.busy, .full, .unavailable].contains(error.code)
     }
 
     /// Removes the index and its journal files: the next use rebuilds it.
