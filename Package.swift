@@ -58,7 +58,8 @@ let package = Package(
         .executableTarget(
             name: "keep-bench",
             dependencies: [
-                "KeepPorts", "KeepCore", "KeepFileStore", "KeepSecretService", "KeepSealed", "CSQLite", "CCrypto",
+                "KeepPorts", "KeepCore", "KeepFileStore", "KeepSecretService", "KeepSealed", "KeepApp", "CSQLite",
+                "CCrypto",
             ]
         ),
 

@@ -54,7 +54,11 @@ public actor SQLiteDatabase {
     /// typed error naming the file and SQLite's code when it cannot be opened or
     /// configured, or when `path` is not absolute (a relative path would depend on the
     /// working directory, and `:memory:` is not a file).
-    public init(path: String, busyTimeout: Duration = .seconds(30)) throws(SQLiteError) {
+    ///
+    /// `durable: false` is for a cache that can be rebuilt from elsewhere: commits are
+    /// flushed only at checkpoints (`synchronous=NORMAL`), so a power cut may lose the
+    /// latest commits (never corrupt the file); everything else is the same.
+    public init(path: String, busyTimeout: Duration = .seconds(30), durable: Bool = true) throws(SQLiteError) {
         guard path.hasPrefix("/") else {
             throw .refused(.io, SQLITE_CANTOPEN, operation: "open", path: path, "the database path must be absolute")
         }
@@ -74,7 +78,7 @@ public actor SQLiteDatabase {
             throw error
         }
         do {
-            try Self.configure(handle, path: path, busyTimeout: busyTimeout)
+            try Self.configure(handle, path: path, busyTimeout: busyTimeout, durable: durable)
         } catch {
             sqlite3_close_v2(handle)
             throw error
@@ -167,8 +171,9 @@ public actor SQLiteDatabase {
 
     /// The settings every connection runs with, each read back where SQLite can
     /// silently decline (journal_mode answers the mode it actually chose).
-    private static func configure(_ connection: OpaquePointer, path: String, busyTimeout: Duration) throws(SQLiteError)
-    {
+    private static func configure(
+        _ connection: OpaquePointer, path: String, busyTimeout: Duration, durable: Bool
+    ) throws(SQLiteError) {
         var result = sqlite3_extended_result_codes(connection, 1)
         guard result == SQLITE_OK else {
             throw .last(connection, result, operation: "extended result codes", path: path)
@@ -182,7 +187,9 @@ public actor SQLiteDatabase {
 
         let settings: [(set: String, check: String, expected: SQLiteValue)] = [
             ("PRAGMA journal_mode = WAL", "PRAGMA journal_mode", "wal"),
-            ("PRAGMA synchronous = FULL", "PRAGMA synchronous", 2),
+            durable
+                ? ("PRAGMA synchronous = FULL", "PRAGMA synchronous", 2)
+                : ("PRAGMA synchronous = NORMAL", "PRAGMA synchronous", 1),
             ("PRAGMA foreign_keys = ON", "PRAGMA foreign_keys", 1),
         ]
         for setting in settings {

@@ -27,6 +27,8 @@ struct ScenarioReport: Sendable, Codable {
     /// The error that stopped it: a failure of a store or a baseline, never expected.
     var failed: String?
     var comparisons: [ComparisonReport]
+    /// Figures measured once rather than sampled.
+    var facts: [Fact] = []
 }
 
 /// One comparison's rows, the baseline among them.

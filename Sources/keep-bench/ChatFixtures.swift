@@ -30,13 +30,20 @@ enum ChatFixtures {
         return chats
     }
 
-    /// Writes `chats` as a file store under `root` keeps them (no flush per file), and
+    /// Writes `chats` as a file store under `root` keeps them (no flush per file), dated an
+    /// hour back as a history is (so the chat index trusts their stamps at once), and
     /// answers the namespace's directory.
     static func layDown(_ chats: [(id: String, bytes: [UInt8])], under root: String) throws(StorageError) -> String {
         let namespace = root + "/store/chats"
         try RawFile.makeDirectories(namespace)
+        let hourAgo = timespec(tv_sec: time(nil) - 3600, tv_nsec: 0)
         for chat in chats {
-            try RawFile.create(namespace + "/" + chat.id, chat.bytes)
+            let path = namespace + "/" + chat.id
+            try RawFile.create(path, chat.bytes)
+            var times = [hourAgo, hourAgo]
+            guard utimensat(AT_FDCWD, path, &times, 0) == 0 else {
+                throw .system("utimensat", path: path, errno: errno)
+            }
         }
         return namespace
     }

@@ -48,6 +48,19 @@ struct KeepBench: Sendable {
                 status = 1
             }
         }
+        let history = ScalingChart.historySeries(in: report)
+        if !history.isEmpty {
+            let caption = "\(report.machine.summary); \(report.date)\(report.quick ? "; QUICK RUN" : "")"
+            let path = ScalingChart.historyPath(beside: options.chartPath)
+            do {
+                try ScalingChart.svg(history, caption: caption, labels: .history).write(
+                    toFile: path, atomically: true, encoding: .utf8)
+                printError("keep-bench: wrote the history chart to \(path)")
+            } catch {
+                printError("keep-bench: cannot write the history chart to \(path): \(error.localizedDescription)")
+                status = 1
+            }
+        }
         if options.json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -88,7 +101,8 @@ struct KeepBench: Sendable {
                 case .skipped(let reason):
                     result.skipped = reason
                     log("\(id.rawValue): skipped: \(reason)")
-                case .ready(let comparisons, let finish):
+                case .ready(let comparisons, let facts, let finish):
+                    result.facts = facts
                     log("\(id.rawValue): measuring \(comparisons.map(\.contenders.count).reduce(0, +)) contenders")
                     do {
                         result.comparisons = try await measure(comparisons, scale: scale)
@@ -135,6 +149,8 @@ struct KeepBench: Sendable {
         case .secrets: SecretsScenario()
         case .startup: StartupScenario()
         case .migration: MigrationScenario()
+        case .history: HistoryScenario()
+        case .turn: TurnScenario()
         }
     }
 }

@@ -24,15 +24,7 @@ struct Launcher: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        var environment = [
-            "HOME": home, "XDG_DATA_HOME": dataHome, "XDG_CONFIG_HOME": home + "/.config",
-            "XDG_CACHE_HOME": home + "/.cache", "LANG": "C.UTF-8",
-        ]
-        // The bench's session, so a keyring it can reach is the one the child reaches.
-        for name in ["PATH", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"] {
-            environment[name] = ProcessInfo.processInfo.environment[name]
-        }
-        process.environment = environment
+        process.environment = environment(dataHome: dataHome)
         let output = directory.map { $0 + "/stdout" }
         let error = directory.map { $0 + "/stderr" }
         for path in [output, error].compactMap({ $0 }) {
@@ -57,5 +49,18 @@ struct Launcher: Sendable {
             error: error.flatMap { FileManager.default.contents(atPath: $0) }.map {
                 String(decoding: $0, as: UTF8.self)
             } ?? "")
+    }
+
+    /// The environment a child gets: the bench's home and `dataHome`, and the bench's session.
+    func environment(dataHome: String) -> [String: String] {
+        var environment = [
+            "HOME": home, "XDG_DATA_HOME": dataHome, "XDG_CONFIG_HOME": home + "/.config",
+            "XDG_CACHE_HOME": home + "/.cache", "LANG": "C.UTF-8",
+        ]
+        // The bench's session, so a keyring it can reach is the one the child reaches.
+        for name in ["PATH", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"] {
+            environment[name] = ProcessInfo.processInfo.environment[name]
+        }
+        return environment
     }
 }

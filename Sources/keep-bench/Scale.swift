@@ -23,6 +23,10 @@ struct Scale: Sendable, Equatable {
     var sealsPerSample: Int
     /// Secret Service calls per sample.
     var secretCallsPerSample: Int
+    /// The chat counts the history scenario lists and searches.
+    var historyCounts: [Int] = [1_000, 10_000, 40_000]
+    /// The turns already in the chat the turn scenario adds a turn to.
+    var turnCounts: [Int] = [1, 100, 1_000, 2_000]
     /// Whether this is the `--quick` scale.
     var isQuick: Bool
 
@@ -34,7 +38,7 @@ struct Scale: Sendable, Equatable {
     static let quick = Scale(
         warmUp: 1, repetitions: 3, boundedRepetitions: 2, scalingCounts: [10, 1_000], chatCount: 200,
         writerCounts: [1, 4, 16], writesPerWriter: 1, slowRepetitions: 2, sealsPerSample: 32, secretCallsPerSample: 2,
-        isQuick: true)
+        historyCounts: [200], turnCounts: [1, 20], isQuick: true)
 
     /// This scale with `count` samples per contender (bounded ones keep their bound, or
     /// fewer when `count` is smaller).

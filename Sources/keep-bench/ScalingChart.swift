@@ -26,8 +26,51 @@ enum ScalingChart {
         }
     }
 
+    /// The history scenario's series: listing and searching by chat count, each contender
+    /// (the whole `keep` process aside) one line.
+    static func historySeries(in report: BenchReport) -> [Series] {
+        let comparisons = report.scenarios.first { $0.id == .history }?.comparisons ?? []
+        let styles: [(row: String, name: String, colour: String)] = [
+            (HistoryScenario.rawList, "list: raw read of every file", "#7f7f7f"),
+            (HistoryScenario.indexList, "list: chat index", "#1f77b4"),
+            (HistoryScenario.fullList, "list: every chat decoded", "#d62728"),
+            (HistoryScenario.scan, "search: bench scan", "#bcbd22"),
+            (HistoryScenario.indexSearch, "search: chat index", "#2ca02c"),
+            (HistoryScenario.fullSearch, "search: every chat decoded", "#9467bd"),
+        ]
+        return styles.compactMap { style in
+            let points = comparisons.compactMap { comparison in
+                comparison.row(style.row).flatMap { row in row.count.map { (count: $0, spread: row.seconds) } }
+            }
+            return points.isEmpty
+                ? nil : Series(name: style.name, colour: style.colour, points: points.sorted { $0.count < $1.count })
+        }
+    }
+
+    /// Where the history chart goes, beside the scaling chart at `path`.
+    static func historyPath(beside path: String) -> String {
+        let base = path.hasSuffix(".svg") ? String(path.dropLast(4)) : path
+        return (base.hasSuffix("-scaling") ? String(base.dropLast(8)) : base) + "-history.svg"
+    }
+
+    /// What a chart says on its axes and above them.
+    struct Labels {
+        let title: String
+        let counts: String
+        let times: String
+        let unit: String
+
+        static let scaling = Labels(
+            title: "Writing one 1 KiB key, by keys already in the namespace",
+            counts: "keys already in the namespace (log scale)",
+            times: "median time per durable write (log scale)", unit: "keys")
+        static let history = Labels(
+            title: "Listing and searching the chats, by chats stored", counts: "chats stored (log scale)",
+            times: "median time per listing or search (log scale)", unit: "chats")
+    }
+
     /// The chart's SVG text, labelled with the run's machine and date.
-    static func svg(_ series: [Series], caption: String) -> String {
+    static func svg(_ series: [Series], caption: String, labels: Labels = .scaling) -> String {
         let width = 760.0
         let height = 460.0
         let left = 90.0
@@ -51,7 +94,7 @@ enum ScalingChart {
         var svg = [
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" font-family=\"sans-serif\" font-size=\"12\">",
             "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>",
-            "<text x=\"\(number(left))\" y=\"24\" font-size=\"15\" font-weight=\"bold\">Writing one 1 KiB key, by keys already in the namespace</text>",
+            "<text x=\"\(number(left))\" y=\"24\" font-size=\"15\" font-weight=\"bold\">\(escaped(labels.title))</text>",
             "<text x=\"\(number(left))\" y=\"42\" fill=\"#555\">\(escaped(caption))</text>",
         ]
         // Decade grid lines and labels on the time axis.
@@ -78,8 +121,8 @@ enum ScalingChart {
         svg += [
             "<line x1=\"\(number(left))\" y1=\"\(number(height - bottom))\" x2=\"\(number(width - right))\" y2=\"\(number(height - bottom))\" stroke=\"#333\"/>",
             "<line x1=\"\(number(left))\" y1=\"\(number(top))\" x2=\"\(number(left))\" y2=\"\(number(height - bottom))\" stroke=\"#333\"/>",
-            "<text x=\"\(number((left + width - right) / 2))\" y=\"\(number(height - 18))\" text-anchor=\"middle\">keys already in the namespace (log scale)</text>",
-            "<text transform=\"translate(18 \(number((top + height - bottom) / 2))) rotate(-90)\" text-anchor=\"middle\">median time per durable write (log scale)</text>",
+            "<text x=\"\(number((left + width - right) / 2))\" y=\"\(number(height - 18))\" text-anchor=\"middle\">\(escaped(labels.counts))</text>",
+            "<text transform=\"translate(18 \(number((top + height - bottom) / 2))) rotate(-90)\" text-anchor=\"middle\">\(escaped(labels.times))</text>",
         ]
         for (index, line) in series.enumerated() {
             let path = line.points.map { "\(number(x(Double($0.count)))),\(number(y($0.spread.median)))" }
@@ -92,7 +135,7 @@ enum ScalingChart {
                     "<line x1=\"\(at)\" y1=\"\(number(y(point.spread.p10)))\" x2=\"\(at)\" y2=\"\(number(y(point.spread.p90)))\" stroke=\"\(line.colour)\"/>"
                 )
                 svg.append(
-                    "<circle cx=\"\(at)\" cy=\"\(number(y(point.spread.median)))\" r=\"4\" fill=\"\(line.colour)\"><title>\(escaped("\(line.name), \(Format.count(point.count)) keys: \(Format.duration(point.spread.median))"))</title></circle>"
+                    "<circle cx=\"\(at)\" cy=\"\(number(y(point.spread.median)))\" r=\"4\" fill=\"\(line.colour)\"><title>\(escaped("\(line.name), \(Format.count(point.count)) \(labels.unit): \(Format.duration(point.spread.median))"))</title></circle>"
                 )
             }
             let legendY = number(top + 20 + Double(index) * 22)

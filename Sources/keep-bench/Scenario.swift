@@ -12,7 +12,8 @@ protocol Scenario: Sendable {
 enum Preparation: Sendable {
     /// Measure these; then call `finish` (to remove what lives outside the directory,
     /// such as keyring items).
-    case ready([Comparison], finish: @Sendable () async -> Void = {})
+    /// `facts` are figures measured once while preparing (a peak memory, a file's size).
+    case ready([Comparison], facts: [Fact] = [], finish: @Sendable () async -> Void = {})
     /// The scenario cannot run in this build or session, for this reason.
     case skipped(String)
 }

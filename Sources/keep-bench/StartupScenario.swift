@@ -71,7 +71,7 @@ struct StartupScenario: Scenario {
     }
 
     /// `keep` beside this executable: the one built with it.
-    private static func keepExecutable() -> String {
+    static func keepExecutable() -> String {
         let me = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
         return me.deletingLastPathComponent().appendingPathComponent("keep").path
     }

@@ -40,6 +40,10 @@ enum TableRenderer {
             for comparison in scenario.comparisons {
                 out += table(comparison)
             }
+            if !scenario.facts.isEmpty {
+                out += ["", "| measured once | value |", "| --- | ---: |"]
+                out += scenario.facts.map { "| \($0.name) | \(Format.significant($0.value)) \($0.unit) |" }
+            }
         }
         return out.joined(separator: "\n") + "\n"
     }

@@ -34,6 +34,39 @@ struct TargetVerdict: Sendable, Codable {
             check(
                 "sealing 64 KiB within 1.1× of raw EVP", in: report, comparison: SealingScenario.title("seal", 65_536),
                 row: SealingScenario.port, atMost: 1.1))
+        verdicts += historyVerdicts(for: report)
+        return verdicts
+    }
+
+    /// Issue 16's targets: the chat index's listing and search at 10,000 chats, the whole
+    /// `keep chats --json`, and a listing's memory per chat.
+    private static func historyVerdicts(for report: BenchReport) -> [TargetVerdict] {
+        let list = HistoryScenario.listTitle(10_000)
+        var verdicts = [
+            check(
+                "listing 10,000 chats in process within 0.5× of reading every file raw", in: report,
+                comparison: list, row: HistoryScenario.indexList, atMost: 0.5),
+            check(
+                "keep chats --json over 10,000 chats, a whole process, within 1× of reading every file raw",
+                in: report, comparison: list, row: HistoryScenario.keepList, atMost: 1.0),
+            check(
+                "searching 10,000 chats within 0.5× of the bench's scan of every file", in: report,
+                comparison: HistoryScenario.searchTitle(10_000), row: HistoryScenario.indexSearch, atMost: 0.5),
+        ]
+        let target = "a listing process's peak memory growing by at most 1 KiB per chat"
+        let growth = report.scenarios.lazy.flatMap(\.facts).first { $0.name == HistoryScenario.growth }
+        if let growth {
+            verdicts.append(
+                TargetVerdict(
+                    target: target, measured: growth.value / 1024, limit: 1.0, bound: "at most",
+                    met: growth.value <= 1024,
+                    detail: "\(HistoryScenario.growth): \(Format.significant(growth.value)) \(growth.unit)"))
+        } else {
+            verdicts.append(
+                TargetVerdict(
+                    target: target, measured: nil, limit: 1.0, bound: "at most", met: nil,
+                    detail: "not measured in this run (\(HistoryScenario.growth))"))
+        }
         return verdicts
     }
 

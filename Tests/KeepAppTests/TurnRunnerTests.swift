@@ -11,7 +11,7 @@ struct TurnRunnerTests {
     private func runner(_ script: ScriptedEngine.Script, in directory: TemporaryDirectory) throws -> TurnRunner {
         TurnRunner(
             storage: try Platform.storageFor(root: directory.path) { _ in }, lock: StoreLock(root: directory.path),
-            engine: ScriptedEngine(script: script))
+            engine: ScriptedEngine(script: script), indexRoot: directory.path)
     }
 
     @Test("a turn is the question and its answer, written together; the draft is gone after it")
@@ -95,7 +95,7 @@ struct TurnRunnerTests {
         #expect(Set(texts.dropFirst(2)) == ["question a", "answer a", "question b", "answer b"])
     }
 
-    @Test("the most recent chat is the one answered last, found by a scan when none is remembered")
+    @Test("the most recent chat is the one answered last, and a removed one is never it")
     func mostRecentChat() async throws {
         let directory = try TemporaryDirectory()
         let runner = try runner(.answer(["a"]), in: directory)
@@ -107,8 +107,7 @@ struct TurnRunnerTests {
         _ = try await runner.answer("again", in: try await runner.begin("again", in: await older.id)) { _ in }
         #expect(try await runner.mostRecentChatId() == (await older.id))
 
-        let storage = try Platform.storageFor(root: directory.path) { _ in }
-        try await storage.write(TurnRunner.lastChatKey, "gone-since")
-        #expect(try await runner.mostRecentChatId() == (await older.id), "a remembered chat that is gone is skipped")
+        try await runner.chats.delete(await older.id)
+        #expect(try await runner.mostRecentChatId() == (await newer.id), "a chat that is gone is skipped")
     }
 }

@@ -31,7 +31,8 @@ struct QuickRunTests {
         // Everything but the Secret Service (present only inside with-keyring) and the parts
         // not landed yet runs everywhere.
         let measured = Set(report.scenarios.filter { !$0.comparisons.isEmpty }.map(\.id))
-        #expect(measured.isSuperset(of: [.durableWrite, .scaling, .reads, .concurrentWriters, .sealing]))
+        #expect(
+            measured.isSuperset(of: [.durableWrite, .scaling, .reads, .concurrentWriters, .sealing, .history, .turn]))
     }
 
     @Test("every table has its baseline at 1.00×, and every row a median inside its p10–p90 spread")
@@ -55,16 +56,36 @@ struct QuickRunTests {
         #expect(durable.row(DurableWriteScenario.foundation)?.note == "NOT DURABLE")
     }
 
+    @Test("the history and turn scenarios report what they measure once: the index's size, a turn's bytes")
+    func factsAreReported() async throws {
+        let (report, _) = try await Self.quickRun()
+        let facts = report.scenarios.flatMap(\.facts)
+        let names = Set(facts.map(\.name))
+        #expect(names.contains(HistoryScenario.indexSize(200)))
+        for turns in Scale.quick.turnCounts { #expect(names.contains(TurnScenario.written(turns))) }
+        #expect(facts.allSatisfy { $0.value > 0 }, "\(facts.map(\.name))")
+        let text = TableRenderer.render(report)
+        #expect(text.contains("| \(HistoryScenario.indexSize(200)) |"))
+    }
+
     @Test("the targets are judged where the quick run measures them, and said to be unmeasured where not")
     func theTargetsAreJudged() async throws {
         let (report, _) = try await Self.quickRun()
-        #expect(report.targets.count == 5)
+        #expect(report.targets.count == 9)
         for verdict in report.targets {
             #expect((verdict.met == nil) == (verdict.measured == nil), "\(verdict.target)")
         }
-        // A quick run stops at 1,000 keys, so the 100,000-key target is the one it cannot judge.
+        // A quick run stops at 1,000 keys and lists 200 chats at one count, so the targets at
+        // 100,000 keys and 10,000 chats, and a growth per chat, are the ones it cannot judge.
         let unmeasured = report.targets.filter { $0.met == nil }.map(\.target)
-        #expect(unmeasured == ["writing one key at 100,000 keys within 1.2× of at 10"])
+        #expect(
+            unmeasured == [
+                "writing one key at 100,000 keys within 1.2× of at 10",
+                "listing 10,000 chats in process within 0.5× of reading every file raw",
+                "keep chats --json over 10,000 chats, a whole process, within 1× of reading every file raw",
+                "searching 10,000 chats within 0.5× of the bench's scan of every file",
+                "a listing process's peak memory growing by at most 1 KiB per chat",
+            ])
     }
 
     @Test("the tables print one Markdown table per comparison, every row with five cells")
@@ -82,9 +103,10 @@ struct QuickRunTests {
         let rows = text.split(separator: "\n").filter { $0.hasPrefix("|") }
         #expect(!rows.isEmpty)
         for row in rows {
-            // Four targets' columns, or five in a comparison: "| a | b | c |" has one bar more than cells.
+            // Three cells for a target, five in a comparison, two for a figure measured once:
+            // "| a | b | c |" has one bar more than cells.
             let cells = row.filter { $0 == "|" }.count - 1
-            #expect(cells == 3 || cells == 5, "\(row)")
+            #expect(cells == 3 || cells == 5 || cells == 2, "\(row)")
         }
     }
 

@@ -41,6 +41,28 @@ struct PowerLossTests {
         #expect(!caught.isEmpty, "no crash state caught \(mutant.rawValue)")
     }
 
+    @Test(
+        "each flush a turn makes is needed: without it a power cut loses the question, the turn, or brings back an answered question",
+        arguments: [
+            (WriteMutant.noTempFlush, [Workload.d1, Workload.c1]),
+            (WriteMutant.noDirectoryFlush, [Workload.d1, Workload.c1]),
+            (WriteMutant.noFlushAfterRemove, [Workload.d1]),
+        ])
+    func eachFlushOfATurnIsNeeded(_ mutant: WriteMutant, harmed: [StorageKey]) async throws {
+        // The real write path first: the same cuts find nothing wrong, so a violation below
+        // is the missing flush's doing.
+        let clean = try await PowerCut.explore(.turn)
+        #expect(clean.violations.isEmpty && clean.failures.isEmpty)
+        let report = try await PowerCut.explore(.turn, mutant: mutant)
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        for key in harmed {
+            let named = "\(key.namespace.rawValue)/\"\(key.id)\""
+            #expect(
+                report.violations.contains { $0.problem.contains(named) },
+                "no crash state lost \(named) without \(mutant.rawValue): \(report.violations.prefix(2))")
+        }
+    }
+
     @Test("concurrent writers of one store share a directory flush: one for the first writer, one for the rest")
     func concurrentWritersShareAFlush() async throws {
         let run = try await WorkloadRun.run(

@@ -99,7 +99,7 @@ struct Workload: Sendable, CustomTestStringConvertible {
     // MARK: - The workloads
 
     static let all: [Workload] = [
-        overwrite, create, firstLaunch, remove, clear, mixed, twoWritersAtOnce, concurrentWriters,
+        overwrite, create, firstLaunch, remove, clear, mixed, twoWritersAtOnce, concurrentWriters, turn,
     ]
 
     /// One key overwritten with a longer value, then a shorter one.
@@ -175,6 +175,19 @@ struct Workload: Sendable, CustomTestStringConvertible {
                 .write(c2, value(c2, 2, length: 35)), .write(c1, value(c1, 2, length: 47)),
                 .write(c1, value(c1, 3, length: 66)),
             ]),
+        ])
+
+    /// A turn of `keep ask` in a chat, as the store sees it: the question kept as the draft,
+    /// the chat rewritten whole with the question and its answer, the draft cleared. At every
+    /// cut the question survives, in the draft or in the chat, from the moment its draft was
+    /// acknowledged; a power cut never loses an acknowledged turn.
+    static let turn = Workload(
+        name: "a turn: draft, chat, draft cleared",
+        setup: [c1: value(c1, 0, length: 90)],
+        steps: [
+            .one(.write(d1, value(d1, 1, length: 40))),
+            .one(.write(c1, value(c1, 1, length: 170))),
+            .one(.remove(d1)),
         ])
 
     static let c1 = StorageKey(.chats, "c1")

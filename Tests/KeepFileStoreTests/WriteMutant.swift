@@ -17,6 +17,9 @@ enum WriteMutant: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case noTempFlush = "no fsync of the temp file"
     /// The directory's flush is dropped: an acknowledged rename or unlink can be lost.
     case noDirectoryFlush = "no fsync of the directory"
+    /// The directory's flush after a value's file is unlinked (and before anything else
+    /// flushes it) is dropped: an acknowledged removal can come back.
+    case noFlushAfterRemove = "no fsync of the directory after a removal"
     /// The value is written over the target itself (`O_TRUNC`, write, flush) at the rename,
     /// instead of to a temp file that is renamed.
     case writeInPlace = "writing in place"
@@ -51,6 +54,9 @@ private final class MutatedCalls: FileSystemCalls {
     /// For ``WriteMutant/writeInPlace``: the bytes written so far to each temp the store
     /// thinks it has, by its name, and the next stand-in descriptor (negative: never a disk's).
     private let deferred = Mutex<(next: Int32, temps: [String: [UInt8]])>((next: -1, temps: [:]))
+    /// For ``WriteMutant/noFlushAfterRemove``: directories with a value unlinked since their
+    /// last flush.
+    private let removedIn = Mutex<Set<String>>([])
 
     init(disk: SimulatedDisk, mutant: WriteMutant) {
         self.disk = disk
@@ -123,12 +129,16 @@ private final class MutatedCalls: FileSystemCalls {
 
     func flushDirectory(_ path: String) throws(StorageError) {
         if mutant == .noDirectoryFlush { return }
+        if mutant == .noFlushAfterRemove, removedIn.withLock({ $0.remove(path) != nil }) { return }
         try disk.flushDirectory(path)
     }
 
     func unlink(_ path: String) throws(StorageError) {
         if mutant == .writeInPlace, WriteMutant.isTemp(path) { return }
         try disk.unlink(mapped(path))
+        if mutant == .noFlushAfterRemove, !WriteMutant.isTemp(path), let (directory, _) = SimulatedDisk.split(path) {
+            removedIn.withLock { _ = $0.insert(directory) }
+        }
     }
 
     func makeDirectory(_ path: String, mode: mode_t) throws(StorageError) {

@@ -147,6 +147,6 @@ public actor Composition {
 
     /// A turn runner on `engine` over this store.
     public func turns(on engine: any ChatEngine) throws(StorageError) -> TurnRunner {
-        TurnRunner(storage: try storage(), lock: try storeLock(), engine: engine)
+        TurnRunner(storage: try storage(), lock: try storeLock(), engine: engine, indexRoot: try dataRoot())
     }
 }

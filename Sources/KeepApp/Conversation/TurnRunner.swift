@@ -11,24 +11,29 @@ import KeepPorts
 /// is the claim). ``answer(_:in:receive:)`` asks the engine with the lock *not* held, then
 /// takes the lock, reads the chat afresh, appends the question and the answer in one
 /// write, and clears the draft: two processes answering in the same chat each add their
-/// turn, and neither loses the other's. The chat answered last is remembered
-/// (`cache`/`last-chat`), so `keep ask -c` finds it without reading every chat.
+/// turn, and neither loses the other's. The chat answered last is found in the chat index
+/// (``mostRecentChatId()``), so a turn keeps no hint of its own and flushes nothing for it.
+///
+/// A turn's flushes, each for what a power cut would lose without it: the draft's file
+/// and directory (the question typed), the chat's file and directory (the recorded turn),
+/// and the directory after the draft is cleared (else an answered question comes back as
+/// a draft). The chat index's update flushes nothing: it is a cache.
 public struct TurnRunner: Sendable {
-    /// Where the most recently answered chat's id is kept.
-    public static let lastChatKey = StorageKey(.cache, "last-chat")
-
     public let chats: ChatRepository
     public let engine: any ChatEngine
-    private let storage: any StoragePort
     private let lock: StoreLock
     private let now: @Sendable () -> Date
+    /// The chat index beside the store, told of each recorded turn; `nil` for none.
+    private let index: ChatIndex?
 
+    /// Turns in `storage`; with `indexRoot` (the file store's root), each recorded turn
+    /// also updates the ``ChatIndex`` there, under the lock.
     public init(
-        storage: any StoragePort, lock: StoreLock, engine: any ChatEngine,
+        storage: any StoragePort, lock: StoreLock, engine: any ChatEngine, indexRoot: String? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
-        self.storage = storage
         chats = ChatRepository(storage: storage, now: now)
+        index = indexRoot.map { ChatIndex(root: $0, repository: ChatRepository(storage: storage, now: now)) }
         self.lock = lock
         self.engine = engine
         self.now = now
@@ -92,6 +97,8 @@ public struct TurnRunner: Sendable {
         }
         defer { held.release() }
         do {
+            // The file as the index may know it, before the turn replaces it.
+            let before = index?.stamp(of: id)
             // Read afresh under the lock: another process may have added a turn meanwhile.
             let current =
                 try await ChatSession.open(id, repository: chats, now: now)
@@ -99,36 +106,36 @@ public struct TurnRunner: Sendable {
             _ = try await current.recordTurn(
                 question: question, answer: reply.text, engine: engine.id, model: reply.model, server: reply.server,
                 usage: reply.usage, system: options.system)
-            // Only a shortcut for `-c`: without it the most recent chat is found by a scan.
-            try? await storage.write(Self.lastChatKey, id)
+            // A cache: a crash before this line is caught by the stamps at the next listing.
+            await index?.recorded(await current.chat, before: before)
             return await current.chat
         } catch {
             throw .notRecorded(error, chatId: id)
         }
     }
 
-    /// The id of the chat answered most recently: the one remembered, when it is still
-    /// there, else the most recently updated chat of a scan; `nil` when there is none.
+    /// The id of the chat answered most recently (the most recently updated one), from the
+    /// chat index when there is one, else from a scan; `nil` when there is none.
     public func mostRecentChatId() async throws(TurnError) -> String? {
         try await chatToContinue()?.id
     }
 
-    /// The chat `-c` continues, as ``mostRecentChatId()`` finds it, and, when that is not
-    /// the chat answered last (it was removed, or cannot be read), why another one is
-    /// continued, naming both: a user is never moved to another chat unawares.
+    /// The chat `-c` continues, as ``mostRecentChatId()`` finds it; and, when some chat
+    /// cannot be read (so the chat answered last may be one of them), why this one is
+    /// continued, naming those: a user is never moved to another chat unawares.
     public func chatToContinue() async throws(TurnError) -> (id: String, instead: String?)? {
-        var instead: String?
-        if let remembered = try? await storage.read(Self.lastChatKey), !remembered.isEmpty {
-            do throws(ChatError) {
-                if try await chats.read(remembered) != nil { return (remembered, nil) }
-                instead = "the chat answered last, \(StorageError.quoted(remembered)), is gone"
-            } catch {
-                instead = "the chat answered last cannot be used (\(error))"
-            }
+        let listing = try await chatsCall { () async throws(ChatError) in
+            if let index { return try await index.listing() }
+            return ChatSummaryListing(try await chats.scan())
         }
-        let recent = try await chatsCall { () async throws(ChatError) in try await chats.list().first?.id }
-        guard let recent else { return nil }
-        return (recent, instead.map { why in "\(why); continuing chat \(StorageError.quoted(recent)) instead" })
+        guard let recent = listing.chats.first?.id else { return nil }
+        guard !listing.unreadable.isEmpty else { return (recent, nil) }
+        let names = listing.unreadable.map { StorageError.quoted($0.id) }.joined(separator: ", ")
+        return (
+            recent,
+            "\(listing.unreadable.count == 1 ? "chat" : "chats") \(names) cannot be read, and may be the one "
+                + "answered last; continuing chat \(StorageError.quoted(recent)) instead"
+        )
     }
 
     private func acquire() async throws(TurnError) -> StoreLock.Held {

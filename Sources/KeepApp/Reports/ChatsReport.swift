@@ -37,11 +37,16 @@ public struct ChatsReport: Codable, Sendable, Equatable {
 
     /// The report of `listing`, given the ids that have a draft.
     public init(_ listing: ChatListing, draftIds: [String]) {
+        self.init(ChatSummaryListing(listing), draftIds: draftIds)
+    }
+
+    /// The report of `listing` (from the chat index), given the ids that have a draft.
+    public init(_ listing: ChatSummaryListing, draftIds: [String]) {
         let withDraft = Set(draftIds)
         chats = listing.chats.map {
             Entry(
                 id: $0.id, title: $0.title, created: UTCTime.text($0.created),
-                updated: UTCTime.text($0.updated), messages: $0.messages.count, engine: $0.engine,
+                updated: UTCTime.text($0.updated), messages: $0.messageCount, engine: $0.engine,
                 draft: withDraft.contains($0.id))
         }
         unreadable = listing.unreadable.map { Unreadable(id: $0.id, reason: $0.reason) }
@@ -51,6 +56,11 @@ public struct ChatsReport: Codable, Sendable, Equatable {
     /// The ids in `draftIds` that have no chat, readable or not: new chats whose first
     /// answer never came, sorted.
     public static func draftOnly(_ listing: ChatListing, draftIds: [String]) -> [String] {
+        draftOnly(ChatSummaryListing(listing), draftIds: draftIds)
+    }
+
+    /// ``draftOnly(_:draftIds:)`` for a listing of summaries.
+    public static func draftOnly(_ listing: ChatSummaryListing, draftIds: [String]) -> [String] {
         let known = Set(listing.chats.map(\.id)).union(listing.unreadable.map(\.id))
         return draftIds.filter { !known.contains($0) }.sorted()
     }

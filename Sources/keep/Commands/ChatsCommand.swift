@@ -52,10 +52,10 @@ enum ChatsCommand {
 
     static func list(_ invocation: Invocation) async throws {
         let chats = ChatRepository(storage: try await storage(invocation))
-        let listing: ChatListing
+        let listing: ChatSummaryListing
         let draftIds: [String]
         do {
-            listing = try await chats.scan()
+            listing = try await index(invocation, chats).listing()
             draftIds = try await chats.draftIds()
         } catch {
             throw CommandFailure.failure("cannot list the chats: \(error)")
@@ -71,7 +71,7 @@ enum ChatsCommand {
         var text = ""
         for chat in listing.chats {
             let draft = withDraft.contains(chat.id) ? "  (unanswered question)" : ""
-            text += "\(chat.id)  \(localTime(chat.updated))  \(count(chat.messages.count, "message"))  "
+            text += "\(chat.id)  \(localTime(chat.updated))  \(count(chat.messageCount, "message"))  "
             text += "\(chat.title)\(draft)\n"
         }
         for id in draftOnly {
@@ -251,7 +251,7 @@ enum ChatsCommand {
         let chats = ChatRepository(storage: try await storage(invocation))
         let matches: [ChatMatch]
         do {
-            matches = try await chats.search(text)
+            matches = try await index(invocation, chats).search(text)
         } catch ChatError.emptySearch {
             throw CommandFailure.usage("give some text to search for")
         } catch {
@@ -296,6 +296,15 @@ enum ChatsCommand {
             parts.append("\(usage.promptTokens) prompt + \(usage.completionTokens) completion tokens")
         }
         return parts.isEmpty ? nil : parts.joined(separator: " · ")
+    }
+
+    /// The chat index beside the store (a cache; see ``ChatIndex``).
+    static func index(_ invocation: Invocation, _ chats: ChatRepository) throws(CommandFailure) -> ChatIndex {
+        do {
+            return ChatIndex(root: try invocation.composition.dataRoot(), repository: chats)
+        } catch {
+            throw .bootFailed(.storageUnavailable, detail: error.description)
+        }
     }
 
     static func count(_ number: Int, _ noun: String) -> String {

@@ -1,0 +1,228 @@
+import Foundation
+import KeepCore
+import KeepFileStore
+import KeepSealed
+
+/// The tables of the ``ChatIndex`` and every statement on them, in one place.
+///
+/// - `meta`: the schema version.
+/// - `chats`: one row per indexed chat: its file's stamp, its summary, and whether its
+///   messages are in `messages` (`has_text`; a listing indexes summaries only).
+/// - `messages`: each message of the chats with `has_text`, as stored.
+/// - `message_text`: an FTS5 trigram index of each message's text folded (case and accents
+///   removed), keyed by the `messages` row: a GLOB for any run of three or more characters
+///   is answered from it without reading the chats (`detail=none`: the smallest index that
+///   still serves GLOB). A match is only a candidate; the search checks it against
+///   the message itself, so its meaning stays that of ``ChatRepository/search(_:)``.
+enum ChatIndexSchema {
+    /// One row of `chats`.
+    struct Entry: Sendable {
+        let stamp: FileStamp
+        let summary: ChatSummary
+        let hasText: Bool
+        /// Whether the file was last changed well before it was read: only then can a later
+        /// change not share its stamp (a change in the same tick of the clock, of the same
+        /// size, to the same inode would), so only then is the entry trusted.
+        let settled: Bool
+    }
+
+    /// One message found by a search, before it is checked.
+    struct Hit {
+        let chat: String
+        let index: Int
+        let message: ChatMessage
+    }
+
+    /// The schema version the file holds; throws when it holds none.
+    static func version(in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> Int64? {
+        try transaction.query("SELECT value FROM meta WHERE name = 'schema'").first?.integer(0)
+    }
+
+    /// Creates the tables, or empties and recreates them when the file holds another
+    /// schema version.
+    static func prepare(in transaction: borrowing SQLiteTransaction, version: Int64) throws(SQLiteError) {
+        _ = try transaction.execute("CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL)")
+        if try Self.version(in: transaction) == version { return }
+        for table in ["message_text", "messages", "chats"] {
+            _ = try transaction.execute("DROP TABLE IF EXISTS \(table)")
+        }
+        _ = try transaction.execute(
+            """
+            CREATE TABLE chats(id TEXT PRIMARY KEY, size INTEGER NOT NULL, modified INTEGER NOT NULL,
+              inode INTEGER NOT NULL, title TEXT NOT NULL, created REAL NOT NULL, updated REAL NOT NULL,
+              messages INTEGER NOT NULL, engine TEXT, has_text INTEGER NOT NULL, settled INTEGER NOT NULL)
+            """)
+        _ = try transaction.execute(
+            """
+            CREATE TABLE messages(id INTEGER PRIMARY KEY, chat TEXT NOT NULL, position INTEGER NOT NULL,
+              role TEXT NOT NULL, time REAL NOT NULL, text TEXT NOT NULL)
+            """)
+        _ = try transaction.execute("CREATE INDEX messages_by_chat ON messages(chat, position)")
+        _ = try transaction.execute(
+            "CREATE VIRTUAL TABLE message_text USING fts5(folded, tokenize = 'trigram', detail = 'none')")
+        _ = try transaction.execute("INSERT OR REPLACE INTO meta(name, value) VALUES('schema', ?)", [.integer(version)])
+    }
+
+    /// Every row of `chats`, by id.
+    static func entries(in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> [String: Entry] {
+        let rows = try transaction.query(
+            "SELECT id, size, modified, inode, title, created, updated, messages, engine, has_text, settled FROM chats")
+        var entries: [String: Entry] = [:]
+        entries.reserveCapacity(rows.count)
+        for row in rows {
+            let id = try row.text(0)
+            let stamp = FileStamp(
+                size: try row.integer(1), modified: try row.integer(2), inode: UInt64(bitPattern: try row.integer(3)))
+            let summary = ChatSummary(
+                id: id, title: try row.text(4), created: try date(row, 5), updated: try date(row, 6),
+                messageCount: Int(try row.integer(7)), engine: try optionalText(row, 8))
+            entries[id] = Entry(
+                stamp: stamp, summary: summary, hasText: try row.integer(9) != 0, settled: try row.integer(10) != 0)
+        }
+        return entries
+    }
+
+    /// Forgets the chat `id`.
+    static func remove(_ id: String, in transaction: borrowing SQLiteTransaction) throws(SQLiteError) {
+        try removeText(of: id, in: transaction)
+        _ = try transaction.execute("DELETE FROM chats WHERE id = ?", [.text(id)])
+    }
+
+    /// Indexes `chat` as read from a file of `stamp`, with its messages when `withText`.
+    /// Messages indexed from a file of that very stamp are kept rather than indexed again.
+    static func replace(
+        _ chat: Chat, stamp: FileStamp, settled: Bool, withText: Bool, in transaction: borrowing SQLiteTransaction
+    ) throws(SQLiteError) {
+        if let old = try indexed(chat.id, in: transaction), old.stamp == stamp, old.hasText {
+            try upsert(chat, stamp: stamp, hasText: true, settled: settled, in: transaction)
+            return
+        }
+        try removeText(of: chat.id, in: transaction)
+        try upsert(chat, stamp: stamp, hasText: withText, settled: settled, in: transaction)
+        if withText { try insert(chat.messages[...], of: chat.id, from: 0, in: transaction) }
+    }
+
+    /// The stamp, message count and text flag of the chat `id` as indexed.
+    private static func indexed(
+        _ id: String, in transaction: borrowing SQLiteTransaction
+    ) throws(SQLiteError) -> (stamp: FileStamp, messages: Int, hasText: Bool)? {
+        guard
+            let row = try transaction.query(
+                "SELECT size, modified, inode, messages, has_text FROM chats WHERE id = ?", [.text(id)]
+            ).first
+        else { return nil }
+        let stamp = FileStamp(
+            size: try row.integer(0), modified: try row.integer(1), inode: UInt64(bitPattern: try row.integer(2)))
+        return (stamp, Int(try row.integer(3)), try row.integer(4) != 0)
+    }
+
+    /// Indexes `chat`, just written by a turn to a file now of `stamp`: only its last two
+    /// messages are added when the index holds the version of stamp `before` with its
+    /// text; otherwise the whole chat is indexed again.
+    static func record(
+        _ chat: Chat, stamp: FileStamp, before: FileStamp?, in transaction: borrowing SQLiteTransaction
+    ) throws(SQLiteError) {
+        // Just written: never settled, so the next listing reads it once more.
+        if let old = try indexed(chat.id, in: transaction), let before, old.stamp == before, old.hasText,
+            chat.messages.count >= 2, old.messages == chat.messages.count - 2
+        {
+            try upsert(chat, stamp: stamp, hasText: true, settled: false, in: transaction)
+            let first = chat.messages.count - 2
+            try insert(chat.messages[first...], of: chat.id, from: first, in: transaction)
+            return
+        }
+        try removeText(of: chat.id, in: transaction)
+        try upsert(chat, stamp: stamp, hasText: true, settled: false, in: transaction)
+        try insert(chat.messages[...], of: chat.id, from: 0, in: transaction)
+    }
+
+    /// The candidates for a folded query: the messages whose folded text matches
+    /// ``pattern(_:)`` — through the trigram index for three characters or more, by a scan
+    /// of the folded text (never of the chats) for fewer.
+    static let searchSQL =
+        "SELECT m.chat, m.position, m.role, m.time, m.text FROM message_text f JOIN messages m ON m.id = f.rowid "
+        + "WHERE f.folded GLOB ?"
+
+    /// The parameter of ``searchSQL``: `folded` anywhere in the text, as a GLOB pattern
+    /// (case-sensitive, as the folded text is; `*`, `?` and `[` taken literally).
+    static func pattern(_ folded: String) -> String {
+        var pattern = "*"
+        for character in folded {
+            switch character {
+            case "*", "?", "[": pattern += "[\(character)]"
+            default: pattern.append(character)
+            }
+        }
+        return pattern + "*"
+    }
+
+    /// `text` as the index keeps it: case and accents folded away.
+    static func folded(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    }
+
+    /// A row of ``searchSQL(for:)``.
+    static func message(_ row: SQLiteRow) throws(SQLiteError) -> Hit {
+        let role = ChatMessage.Role(rawValue: try row.text(2)) ?? .user
+        return Hit(
+            chat: try row.text(0), index: Int(try row.integer(1)),
+            message: ChatMessage(role: role, text: try row.text(4), time: try date(row, 3)))
+    }
+
+    // MARK: - Private
+
+    private static func upsert(
+        _ chat: Chat, stamp: FileStamp, hasText: Bool, settled: Bool, in transaction: borrowing SQLiteTransaction
+    ) throws(SQLiteError) {
+        _ = try transaction.execute(
+            """
+            INSERT OR REPLACE INTO chats(id, size, modified, inode, title, created, updated, messages, engine,
+              has_text, settled)
+            VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(chat.id), .integer(stamp.size), .integer(stamp.modified),
+                .integer(Int64(bitPattern: stamp.inode)), .text(chat.title),
+                .real(chat.created.timeIntervalSince1970), .real(chat.updated.timeIntervalSince1970),
+                .integer(Int64(chat.messages.count)), chat.engine.map { .text($0) } ?? .null,
+                .integer(hasText ? 1 : 0), .integer(settled ? 1 : 0),
+            ])
+    }
+
+    private static func insert(
+        _ messages: ArraySlice<ChatMessage>, of id: String, from first: Int,
+        in transaction: borrowing SQLiteTransaction
+    ) throws(SQLiteError) {
+        for (offset, message) in messages.enumerated() {
+            _ = try transaction.execute(
+                "INSERT INTO messages(chat, position, role, time, text) VALUES(?, ?, ?, ?, ?)",
+                [
+                    .text(id), .integer(Int64(first + offset)), .text(message.role.rawValue),
+                    .real(message.time.timeIntervalSince1970), .text(message.text),
+                ])
+            _ = try transaction.execute(
+                "INSERT INTO message_text(rowid, folded) VALUES(?, ?)",
+                [.integer(transaction.lastInsertedRowID), .text(folded(message.text))])
+        }
+    }
+
+    private static func removeText(of id: String, in transaction: borrowing SQLiteTransaction) throws(SQLiteError) {
+        _ = try transaction.execute(
+            "DELETE FROM message_text WHERE rowid IN (SELECT id FROM messages WHERE chat = ?)", [.text(id)])
+        _ = try transaction.execute("DELETE FROM messages WHERE chat = ?", [.text(id)])
+    }
+
+    private static func date(_ row: SQLiteRow, _ index: Int) throws(SQLiteError) -> Date {
+        switch try row.value(index) {
+        case .real(let seconds): return Date(timeIntervalSince1970: seconds)
+        case .integer(let seconds): return Date(timeIntervalSince1970: Double(seconds))
+        default:
+            throw SQLiteError(operation: "read index", path: nil, extendedCode: 1, message: "a time is not a number")
+        }
+    }
+
+    private static func optionalText(_ row: SQLiteRow, _ index: Int) throws(SQLiteError) -> String? {
+        if case .null = try row.value(index) { return nil }
+        return try row.text(index)
+    }
+}

@@ -1,0 +1,119 @@
+import KeepPorts
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What a cache needs to know whether a value's file changed since it last looked: its
+/// size, modification time and inode, read by one `lstat` per file and never a byte of it.
+///
+/// Every write of a ``FileStore`` renames a new file into place, so a write changes the
+/// inode even when the size and the time stay the same; a file edited in place changes
+/// its time. A name that is not a regular file (a symlink, a directory, a FIFO) has no
+/// stamp a cache may trust, and no value to read: ``irregularity`` says what it is.
+public struct FileStamp: Sendable, Hashable {
+    public let size: Int64
+    /// The modification time, in nanoseconds since 1970.
+    public let modified: Int64
+    public let inode: UInt64
+    /// What the name is when it is not a regular file, in words; `nil` for a regular file.
+    public let irregularity: String?
+
+    public init(size: Int64, modified: Int64, inode: UInt64, irregularity: String? = nil) {
+        self.size = size
+        self.modified = modified
+        self.inode = inode
+        self.irregularity = irregularity
+    }
+
+    /// Whether the name is a regular file, whose stamp a cache may trust.
+    public var isRegularFile: Bool { irregularity == nil }
+
+    /// `mode`'s file type in words when it is not a regular file.
+    static func irregularity(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFLNK: "it is a symbolic link, not a file"
+        case S_IFDIR: "it is a directory, not a file"
+        case S_IFIFO: "it is a FIFO, not a file"
+        default: "it is not a regular file"
+        }
+    }
+}
+
+/// The ``FileStamp`` of every value in one namespace of the file store under a root: the
+/// namespace directory listed once, each canonical name `lstat`ed (never followed).
+public enum FileStamps {
+    /// The stamp of the value `key` of the store under `root`, or `nil` when it has no file
+    /// (or an id the store cannot hold).
+    public static func read(root: String, _ key: StorageKey) -> FileStamp? {
+        guard let name = try? IdEncoding.fileName(for: key, operation: "stat") else { return nil }
+        var info = stat()
+        guard lstat(directory(root, key.namespace) + "/" + name, &info) == 0 else { return nil }
+        return stamp(info)
+    }
+
+    /// Whether `name` is its own id: `a-z 0-9 - _` only, so nothing to decode (the
+    /// encoding keeps those bytes as they are and escapes every other byte).
+    private static func isLiteral(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= IdEncoding.maximumNameLength
+            && name.utf8.allSatisfy {
+                ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d || $0 == 0x5f
+            }
+    }
+
+    private static func directory(_ root: String, _ namespace: Namespace) -> String {
+        root + (root.hasSuffix("/") ? "" : "/") + "store/" + namespace.rawValue
+    }
+
+    private static func stamp(_ info: stat) -> FileStamp {
+        FileStamp(
+            size: Int64(info.st_size),
+            modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+            inode: UInt64(info.st_ino), irregularity: FileStamp.irregularity(info.st_mode))
+    }
+
+    /// The stamp of each id in `namespace` of the store under `root` (see ``FileStore``),
+    /// by id. A missing namespace directory is an empty namespace. A name that vanishes
+    /// between the listing and its `lstat` is left out; one that cannot be `lstat`ed for
+    /// another reason is kept, with the failure as its irregularity.
+    /// Throws when the directory exists but cannot be listed.
+    public static func read(root: String, _ namespace: Namespace) throws(StorageError) -> [String: FileStamp] {
+        let directory = directory(root, namespace)
+        guard let stream = opendir(directory) else {
+            let failure = errno
+            if failure == ENOENT { return [:] }
+            throw .system("opendir", path: directory, errno: failure)
+        }
+        defer { closedir(stream) }
+        let descriptor = dirfd(stream)
+        var stamps: [String: FileStamp] = [:]
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else {
+                let failure = errno
+                if failure != 0 { throw .system("readdir", path: directory, errno: failure) }
+                break
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let id = isLiteral(name) ? name : IdEncoding.id(fromFileName: name) else { continue }
+            var info = stat()
+            guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+                if errno == ENOENT { continue }
+                let failure = errno
+                stamps[id] = FileStamp(
+                    size: -1, modified: 0, inode: 0,
+                    irregularity: StorageError.system("lstat", path: name, errno: failure).description)
+                continue
+            }
+            stamps[id] = stamp(info)
+        }
+        return stamps
+    }
+}
