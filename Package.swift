@@ -25,6 +25,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+        // Line editing and history for the interactive chat; used on Linux only.
+        .systemLibrary(name: "CLibEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
 
         // The ports: no C, no file I/O. Everything else depends on this.
         .target(name: "KeepPorts"),
@@ -41,7 +43,9 @@ let package = Package(
             name: "KeepApp",
             dependencies: ["KeepPorts", "KeepCore", "KeepFileStore", "KeepSecretService", "KeepSealed"]
         ),
-        .executableTarget(name: "keep", dependencies: ["KeepApp"]),
+        .executableTarget(
+            name: "keep",
+            dependencies: ["KeepApp", .target(name: "CLibEdit", condition: .when(platforms: [.linux]))]),
         // A test tool, not a product: the writer the kill -9 torture tests kill and reopen after.
         .executableTarget(
             name: "keep-torture", dependencies: ["KeepPorts", "KeepFileStore", "KeepSealed", "KeepConformance"]),

@@ -45,8 +45,16 @@ public enum SettingRegistry {
         help: "Sent to the remote engine. Kept in the keychain, never in the settings file, and never shown back.",
         section: "Keys", secretRef: SecretRef(.openai, account: "default"))
 
+    public static let chatHistory = SettingDef(
+        key: "chatHistory", defaultValue: .bool(true), label: "Question history",
+        help: "Whether the interactive chat keeps the lines you type (file history in the data root, 0600) so "
+            + "Up and Ctrl-R find them after a relaunch. false keeps none and removes the file.",
+        section: "Chat")
+
     /// The whole registry, in display order.
-    public static let defs: [SettingDef] = [engineId, baseUrl, model, temperature, keySlot, keyAccount, openaiApiKey]
+    public static let defs: [SettingDef] = [
+        engineId, baseUrl, model, temperature, keySlot, keyAccount, openaiApiKey, chatHistory,
+    ]
 
     /// The keychain ref the remote engine's key is read from: the `keySlot` and
     /// `keyAccount` settings (by default `openai`/`default`, the ref of ``openaiApiKey``).

@@ -24,8 +24,9 @@ for number in [SIGINT, SIGTERM, SIGQUIT, SIGHUP] {
 signal(SIGPIPE, SIG_IGN)
 
 // The environment is read here, once, and handed down as a value.
-let console = Console()
-let composition = Composition(environment: LaunchEnvironment(ProcessInfo.processInfo.environment)) { line in
+let launchVariables = ProcessInfo.processInfo.environment
+let console = Console(noColor: !(launchVariables["NO_COLOR"] ?? "").isEmpty)
+let composition = Composition(environment: LaunchEnvironment(launchVariables)) { line in
     console.error(line)
 }
 exit(await Keep.run(Array(CommandLine.arguments.dropFirst()), composition: composition, console: console))

@@ -23,7 +23,9 @@ struct SettingRegistryTests {
     @Test("the registry has every setting keep needs, each key once")
     func theRegistryHasItsSettings() {
         #expect(
-            defs.map(\.key) == ["engineId", "baseUrl", "model", "temperature", "keySlot", "keyAccount", "openaiApiKey"])
+            defs.map(\.key) == [
+                "engineId", "baseUrl", "model", "temperature", "keySlot", "keyAccount", "openaiApiKey", "chatHistory",
+            ])
         #expect(Set(defs.map(\.key)).count == defs.count)
         for def in defs {
             #expect(!def.label.isEmpty && !def.help.isEmpty && !def.section.isEmpty, "\(def.key)")

@@ -7,17 +7,23 @@ enum ChatCommand {
         "chat", summary: "Chat interactively; what plain `keep` does", usage: "keep chat [ID]",
         help: """
             Opens a new chat, or the chat ID. Type a question and press Enter; the answer prints as it
-            streams. Each completed question and answer is saved at once.
+            streams, its Markdown rendered and wrapped to the terminal (--raw, or NO_COLOR, shows it as it
+            came). Each completed question and answer is saved at once.
 
             """ + InteractiveChat.commandsHelp,
-        arguments: ArgumentParser(optional: ["ID"]), run: run)
+        arguments: ArgumentParser(options: [raw], optional: ["ID"]), run: run)
+
+    /// `--raw`: answers shown as they came, not rendered (as `NO_COLOR` does).
+    static let raw = ArgumentParser.Option("--raw")
 
     static func run(_ invocation: Invocation) async throws {
         let core = try await invocation.core()
         let composition = invocation.composition
         let engine = try await invocation.engine(for: core)
         let runner = try await composition.turns(on: engine)
-        var chat = InteractiveChat(console: invocation.console, runner: runner, engine: engine)
+        var chat = InteractiveChat(
+            console: invocation.console, runner: runner, engine: engine, history: try history(invocation, core),
+            raw: invocation.arguments.has(raw.name))
         if let id = invocation.positional(0) {
             let opened: Bool
             do {
@@ -43,5 +49,18 @@ enum ChatCommand {
                 invocation.console.warning("the last open chat is not kept: \(error)")
             }
         }
+    }
+
+    /// Where the lines typed are kept, or `nil` when the setting chatHistory is off (the file
+    /// is then removed, so turning history off forgets it).
+    private static func history(_ invocation: Invocation, _ core: AppCore) throws -> QuestionHistory? {
+        let history = QuestionHistory(root: try invocation.composition.dataRoot())
+        guard core.settings.value(SettingRegistry.chatHistory.key)?.bool == false else { return history }
+        do {
+            try history.remove()
+        } catch {
+            invocation.console.warning("\(error)")
+        }
+        return nil
     }
 }
