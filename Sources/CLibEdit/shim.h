@@ -19,9 +19,8 @@ static inline int keep_el_set_string(EditLine *el, int op, const wchar_t *value)
 static inline int keep_el_set_int(EditLine *el, int op, int value) {
     return el_wset(el, op, value);
 }
-/* The prompt, with `literal` around the parts printed as they are (escape codes). */
-static inline int keep_el_set_prompt(EditLine *el, keep_el_prompt_t prompt, wchar_t literal) {
-    return el_wset(el, EL_PROMPT_ESC, prompt, literal);
+static inline int keep_el_set_prompt(EditLine *el, keep_el_prompt_t prompt) {
+    return el_wset(el, EL_PROMPT, prompt);
 }
 static inline int keep_el_set_getc(EditLine *el, el_rfunc_t getc) {
     return el_wset(el, EL_GETCFN, getc);

@@ -67,8 +67,6 @@
         ]
         /// What keep hands libedit when a paste has arrived (bound to `keep-paste`).
         private static let pasteSequence = "\u{1B}[200~"
-        /// The character around the prompt's parts libedit prints as they are.
-        private static let literal: wchar_t = 1
         private static let bracketedPasteOn = "\u{1B}[?2004h"
         private static let bracketedPasteOff = "\u{1B}[?2004l"
 
@@ -90,7 +88,7 @@
                 Self.withWide("emacs", { keep_el_set_string(editLine, EL_EDITOR, $0) }) == 0,
                 keep_el_set_int(editLine, EL_SIGNAL, 1) == 0,
                 keep_el_set_history(editLine, history) == 0,
-                keep_el_set_prompt(editLine, { LibEditLineEditor.owner(of: $0)?.prompt }, Self.literal) == 0,
+                keep_el_set_prompt(editLine, { LibEditLineEditor.owner(of: $0)?.prompt }) == 0,
                 keep_el_set_getc(
                     editLine,
                     { editLine, character in
@@ -110,6 +108,10 @@
                 Self.bindings.allSatisfy({ bind($0.keys, to: $0.command) })
             else { return nil }
             for entry in entries { add(entry) }
+            // The terminal marks pastes only while asked to (xterm's mode 2004): from now
+            // until the editor is done (a paste typed ahead while an answer streams is
+            // marked too, and decoded when the editor reads it).
+            Console().out(Self.bracketedPasteOn)
         }
 
         /// The keys bound beyond the editing keys and keep's own commands.
@@ -121,6 +123,7 @@
         }
 
         deinit {
+            Console().out(Self.bracketedPasteOff)
             el_end(editLine)
             history_wend(history)
             prompt.deallocate()
@@ -131,14 +134,10 @@
         /// final newline.
         func readLine(prompt text: String) -> Line {
             prompt.deallocate()
-            // The terminal marks pastes only while asked to (xterm's mode 2004): asked in the
-            // prompt, after its text, as a part libedit prints as it is and never measures.
-            let marker = String(Unicode.Scalar(UInt32(Self.literal)) ?? "\u{1}")
-            prompt = Self.wide(text + marker + Self.bracketedPasteOn + marker)
+            prompt = Self.wide(text)
             interrupted = false
             var count: Int32 = 0
             let line = el_wgets(editLine, &count)
-            Console().out(Self.bracketedPasteOff)
             if interrupted {
                 return .interrupted
             }
@@ -204,7 +203,9 @@
         /// is continued, back to editing the same line.
         private func suspend() -> UInt8 {
             keep_el_set_int(editLine, EL_PREP_TERM, 0)
+            Console().out(Self.bracketedPasteOff)
             kill(0, SIGTSTP)
+            Console().out(Self.bracketedPasteOn)
             keep_el_set_int(editLine, EL_PREP_TERM, 1)
             return UInt8(CC_REDISPLAY)
         }

@@ -72,7 +72,7 @@ struct InteractiveChatTests {
 
         var mark = chat.output.count
         chat.write("the slow one\r")
-        #expect(await chat.output.wait(for: "partial ", after: mark), "the answer is streaming")
+        #expect(await chat.output.wait(for: "partial", after: mark), "the answer is streaming")
         chat.write(Self.ctrlC)
         #expect(await chat.output.wait(for: "(stopped; the question is kept as this chat's draft", after: mark))
         #expect(chat.isRunning, "Ctrl-C stopped the answer, not keep")

@@ -96,7 +96,7 @@ public struct MarkdownRenderer: Sendable {
             if character == "\n" {
                 let line = lineStart
                 if let opened = Self.fenceOpening(line) {
-                    out += style(SGR.dim) + line + SGR.reset + "\n"
+                    out += Self.sgr([SGR.dim]) + line + SGR.reset + "\n"
                     fence = opened
                     lineStart = ""
                     codeLineOpen = false
@@ -130,14 +130,14 @@ public struct MarkdownRenderer: Sendable {
             rest = body.dropFirst(hashes).drop(while: { $0 == " " })
         } else if let marker = Self.listMarker(body) {
             let shown = marker.first.map { "-*+".contains($0) } == true ? "•" : marker
-            out += indent + style(SGR.bold) + shown + unstyle() + " "
+            out += indent + shown + " "
             column = indent.count + Self.displayWidth(shown) + 1
             continuation = String(repeating: " ", count: column)
             continuationWidth = column
             rest = body.dropFirst(marker.count).drop(while: { $0 == " " })
         } else if body.hasPrefix(">") {
             block = .quote
-            continuation = indent + style(SGR.dim) + "│" + SGR.reset + " "
+            continuation = indent + Self.sgr([SGR.dim]) + "│" + SGR.reset + " "
             continuationWidth = indent.count + 2
             out += continuation
             column = continuationWidth
@@ -178,6 +178,7 @@ public struct MarkdownRenderer: Sendable {
             if character == "\n" {
                 out += SGR.reset + "\n"
                 codeLineOpen = false
+                styled = false
             } else {
                 out.append(character)
             }
@@ -187,11 +188,10 @@ public struct MarkdownRenderer: Sendable {
             let line = lineStart
             lineStart = ""
             if let fence, Self.closes(line, fence: fence) {
-                out += style(SGR.dim) + line + SGR.reset + "\n"
+                out += Self.sgr([SGR.dim]) + line + SGR.reset + "\n"
                 self.fence = nil
-                styled = false
             } else {
-                out += style(SGR.code) + line + SGR.reset + "\n"
+                out += Self.sgr([SGR.code]) + line + SGR.reset + "\n"
             }
             return
         }
@@ -326,11 +326,6 @@ public struct MarkdownRenderer: Sendable {
     private mutating func style(_ code: String) -> String {
         styled = true
         return Self.sgr([code])
-    }
-
-    private mutating func unstyle() -> String {
-        styled = false
-        return SGR.reset
     }
 
     static func sgr(_ codes: [String]) -> String {

@@ -40,7 +40,7 @@ enum KeyCommand {
         let console = invocation.console
         var value: String
         if console.inputIsTerminal {
-            guard let typed = try HiddenInput.readLine(prompt: "Key for \(ref) (typing is hidden): ", console: console)
+            guard let typed = try await HiddenInput.readLine(prompt: "Key for \(ref) (typing is hidden): ", console: console)
             else { throw CommandFailure.failure("no key given; nothing was stored") }
             value = typed
         } else {
