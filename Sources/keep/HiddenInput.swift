@@ -21,9 +21,10 @@ import Synchronization
 /// Job control never shows or half-stores a key. Ctrl-Z (a key here, or `SIGTSTP` sent
 /// from outside) puts the terminal back as it was, throws away what was typed of the key
 /// and stops keep (`SIGSTOP`, so it stops even where the shell's own Ctrl-Z would be
-/// ignored); when keep is continued (`fg`, `SIGCONT`, also after a stop keep did not
-/// ask for), echo is turned off again, anything typed meanwhile is discarded
-/// (`TCSAFLUSH`), and the prompt asks for the key again from the start. Ctrl-C (a key, or
+/// ignored); when keep is continued (`fg`, `SIGCONT`), echo is turned off again, anything
+/// typed meanwhile is discarded (`TCSAFLUSH`), and the prompt asks for the key again from
+/// the start. Continued after a stop keep did not make itself (`SIGSTOP` from outside), it
+/// does the same if it finds its terminal changed back. Ctrl-C (a key, or
 /// `SIGINT`) ends the read with nothing stored.
 enum HiddenInput {
     /// The line typed after `prompt` (shown on standard error), without its newline;
@@ -167,6 +168,15 @@ private final class HiddenRead {
             source.resume()
             sources.append(source)
         }
+        // The sources start listening on a queue of their own, a moment later: a SIGCONT of
+        // keep's own (which changes nothing for a running process) that comes back proves
+        // they listen before the prompt invites a Ctrl-Z.
+        kill(getpid(), SIGCONT)
+        var ready = pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)
+        _ = poll(&ready, 1, 2000)
+        var byte: UInt8 = 0
+        while read(wake.read, &byte, 1) > 0 {}
+        arrived.numbers.withLock { $0.removeAll() }
     }
 
     private func handleSignals() throws(CommandFailure) {
@@ -180,7 +190,9 @@ private final class HiddenRead {
             switch number {
             case SIGINT: throw interrupted()
             case SIGTSTP: try suspend()
-            default: try resumed(askAgain: !typed.isEmpty)
+            // Continued: after keep's own stop the read is hidden again already; after a stop
+            // keep did not see coming, the terminal may have been given back its echo.
+            default: if !isHidden() { try resumed() }
             }
         }
     }
@@ -191,15 +203,15 @@ private final class HiddenRead {
         typed.removeAll()
         restore()
         console.err("\n")
-        kill(getpid(), SIGSTOP)
-        try resumed(askAgain: true)
+        // raise, not kill: the signal is this thread's, so it stops before going on.
+        raise(SIGSTOP)
+        try resumed()
     }
 
-    /// After a stop: echo off again, whatever was typed meanwhile discarded, and, when
-    /// anything of the key was typed or shown, the prompt asked again from the start.
-    private func resumed(askAgain: Bool) throws(CommandFailure) {
+    /// After a stop: echo off again, whatever was typed meanwhile discarded, and the prompt
+    /// asked again from the start.
+    private func resumed() throws(CommandFailure) {
         try hide()
-        guard askAgain else { return }
         typed.removeAll()
         decoder = TerminalKeyDecoder()
         console.err("(what was typed of the key was thrown away; type it again)\n" + prompt)
@@ -214,13 +226,29 @@ private final class HiddenRead {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &hidden) == 0 else {
+        guard Self.setTerminal(&hidden) else {
             throw .failure("cannot turn off the terminal's echo (\(Self.reason())); nothing was read")
         }
     }
 
+    /// Whether the terminal is still as ``hide()`` set it.
+    private func isHidden() -> Bool {
+        var now = termios()
+        guard tcgetattr(STDIN_FILENO, &now) == 0 else { return false }
+        return now.c_lflag & tcflag_t(ECHO | ICANON | ISIG) == 0
+    }
+
     private func restore() {
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
+        _ = Self.setTerminal(&original)
+    }
+
+    /// `tcsetattr` with `TCSAFLUSH`, again when a signal interrupts it (as the signals this
+    /// read handles do): an interrupted call changes nothing.
+    private static func setTerminal(_ settings: inout termios) -> Bool {
+        while tcsetattr(STDIN_FILENO, TCSAFLUSH, &settings) != 0 {
+            guard errno == EINTR else { return false }
+        }
+        return true
     }
 
     private static func reason() -> String {

@@ -23,7 +23,7 @@
     /// raw mode, one key at a time, so the kernel's line limit never applies.
     ///
     /// In the editing state the terminal sends no signals (`setty -d -isig`): Ctrl-C clears
-    /// the line (``Line/interrupted``) and Ctrl-Z suspends keep with the terminal put back,
+    /// the line (``Line/interrupted``) and Ctrl-Z stops keep with the terminal put back,
     /// both as editor commands; while an answer streams the terminal is as it was, so
     /// Ctrl-C is a signal again. libedit's own signal handling (`EL_SIGNAL`) puts the
     /// terminal back when keep is stopped or killed at the prompt, and follows a resize.
@@ -199,12 +199,13 @@
             return UInt8(CC_NORM)
         }
 
-        /// Ctrl-Z: the terminal as it was, keep stopped as the shell's Ctrl-Z would; when it
-        /// is continued, back to editing the same line.
+        /// Ctrl-Z: the terminal as it was, keep stopped (`SIGSTOP`, which stops it even
+        /// where a terminal's own Ctrl-Z would be ignored); when it is continued (`fg`),
+        /// back to editing the same line.
         private func suspend() -> UInt8 {
             keep_el_set_int(editLine, EL_PREP_TERM, 0)
             Console().out(Self.bracketedPasteOff)
-            kill(0, SIGTSTP)
+            raise(SIGSTOP)  // this thread's own signal: it stops before going on
             Console().out(Self.bracketedPasteOn)
             keep_el_set_int(editLine, EL_PREP_TERM, 1)
             return UInt8(CC_REDISPLAY)

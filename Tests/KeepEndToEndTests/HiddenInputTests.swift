@@ -30,7 +30,7 @@ struct HiddenInputTests {
         case .ctrlZ: set.write("\u{1A}")
         case .signal: set.send(SIGTSTP)
         }
-        #expect(await Self.waitUntilStopped(set.pid), "keep stopped")
+        #expect(await set.waitUntilStopped(), "keep stopped")
         #expect(set.terminalEchoes == true, "while keep is stopped the shell has its echoing terminal back")
 
         let mark = set.output.count
@@ -52,8 +52,11 @@ struct HiddenInputTests {
         #expect(try await sandbox.run("key", "rm", "custom", "--account", account).status == .exited(0))
     }
 
-    /// Waits (up to 30 s) until `pid` is stopped, as `/proc/PID/stat` says (state `T`).
-    private static func waitUntilStopped(_ pid: pid_t) async -> Bool {
+}
+
+extension KeepProcess {
+    /// Waits (up to 30 s) until the process is stopped, as `/proc/PID/stat` says (state `T`).
+    func waitUntilStopped() async -> Bool {
         for _ in 0..<3000 {
             if let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
                 let state = stat.split(separator: ")").last?.split(separator: " ").first, state == "T"

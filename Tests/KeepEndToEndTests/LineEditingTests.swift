@@ -157,11 +157,31 @@ struct LineEditingTests {
         }
         chat.write("\"\"\"\r")
         #expect(await chat.output.wait(for: "echo: first line"))
-        chat.write(Self.ctrlD)
+        #expect(await chat.quitAtThePrompt(after: "echo: first line"))
         #expect(await chat.exit() == .exited(0))
         let id = try #require(try await sandbox.run("store", "ls", "chats").chatIdLine)
         #expect(try await sandbox.messages(id).first == "first line\n  second, indented\n\n/not a command")
         #expect(!chat.output.text.contains("Unknown command"), "a line inside the question is never a command")
+    }
+
+    @Test("Ctrl-Z at the prompt stops keep with the terminal as it was, and fg returns to the line being typed")
+    func suspendAtThePrompt() async throws {
+        let sandbox = try Sandbox()
+        let chat = try sandbox.start(["chat"], terminal: true)
+        #expect(await chat.output.wait(for: Self.editing))
+        #expect(chat.terminalEchoes == false, "the editor echoes by itself")
+        chat.write("half")
+        #expect(await chat.output.wait(for: "> half"))
+        chat.write("\u{1A}")
+        #expect(await chat.waitUntilStopped(), "keep stopped")
+        #expect(chat.terminalEchoes == true, "while keep is stopped the shell has its terminal back")
+        chat.send(SIGCONT)
+        chat.write(" and more\r")
+        #expect(await chat.output.wait(for: "echo: half and more"))
+        #expect(await chat.quitAtThePrompt(after: "echo: half and more"))
+        #expect(await chat.exit() == .exited(0))
+        let id = try #require(try await sandbox.run("store", "ls", "chats").chatIdLine)
+        #expect(try await sandbox.messages(id).first == "half and more")
     }
 
     @Test(
@@ -178,10 +198,23 @@ struct LineEditingTests {
         #expect(await chat.output.wait(for: "New chat: ask away."), "a single / is a command")
         chat.write(keys)
         #expect(await chat.output.wait(for: "echo: \(stored)"))
-        chat.write(Self.ctrlD)
+        #expect(await chat.quitAtThePrompt(after: "echo: \(stored)"))
         #expect(await chat.exit() == .exited(0))
         let id = try #require(try await sandbox.run("store", "ls", "chats").chatIdLine)
         #expect(try await sandbox.messages(id) == [stored, "echo: \(stored)"])
+    }
+}
+
+extension KeepProcess {
+    /// Waits for the prompt that follows the last `needle` (an answer) and quits with
+    /// Ctrl-D there: a Ctrl-D typed while an answer streams reaches the kernel's line
+    /// discipline, not the line editor. Whether the prompt came.
+    func quitAtThePrompt(after needle: String) async -> Bool {
+        let text = output.text
+        let answered = text.range(of: needle, options: .backwards).map { text[..<$0.upperBound].utf8.count } ?? 0
+        guard await output.wait(for: "\n> ", after: answered) else { return false }
+        write("\u{04}")
+        return true
     }
 }
 
