@@ -234,7 +234,9 @@
             Self.withWide(keys) { wideKeys in Self.withWide(command) { keep_el_bind(editLine, wideKeys, $0) } } == 0
         }
 
-        private static func withWide<Result>(_ text: String, _ body: (UnsafeMutablePointer<wchar_t>) -> Result) -> Result {
+        private static func withWide<Result>(
+            _ text: String, _ body: (UnsafeMutablePointer<wchar_t>) -> Result
+        ) -> Result {
             let pointer = wide(text)
             defer { pointer.deallocate() }
             return body(pointer)

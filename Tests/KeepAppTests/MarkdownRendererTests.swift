@@ -32,7 +32,10 @@ struct MarkdownRendererTests {
     static let cases: [(name: String, answer: String, shown: String)] = [
         ("plain text", "Hello there.\nSecond line.\n", "Hello there.\nSecond line.\n"),
         ("bold", "a **bold** word\n", "a \(reset)\(bold)bold\(reset) word\n"),
-        ("italic with stars and underscores", "*one* _two_\n", "\(reset)\(italic)one\(reset) \(reset)\(italic)two\(reset)\n"),
+        (
+            "italic with stars and underscores", "*one* _two_\n",
+            "\(reset)\(italic)one\(reset) \(reset)\(italic)two\(reset)\n"
+        ),
         ("bold with underscores", "__strong__\n", "\(reset)\(bold)strong\(reset)\n"),
         ("inline code", "run `ls -l` now\n", "run \(reset)\(code)ls -l\(reset) now\n"),
         ("markers inside words stay", "snake_case_name and 2*3 and 2 * 3\n", "snake_case_name and 2*3 and 2 * 3\n"),
@@ -98,7 +101,9 @@ struct MarkdownRendererTests {
 
     @Test("a word wider than the screen is printed whole, and wide characters count two columns")
     func wideWords() {
-        #expect(Self.render("a " + String(repeating: "x", count: 25) + " b\n", width: 20) == "a\n" + String(repeating: "x", count: 25) + "\nb\n")
+        #expect(
+            Self.render("a " + String(repeating: "x", count: 25) + " b\n", width: 20) == "a\n"
+                + String(repeating: "x", count: 25) + "\nb\n")
         #expect(Self.render("日本語日本語日本語 日本語日本語日本語\n", width: 20) == "日本語日本語日本語\n日本語日本語日本語\n")
     }
 

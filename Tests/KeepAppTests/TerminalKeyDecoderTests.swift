@@ -21,21 +21,35 @@ struct TerminalKeyDecoderTests {
     static let cases: [(name: String, bytes: [UInt8], keys: [Key])] = [
         ("text and controls", Array("ab\u{01}\r".utf8), characters("ab\u{01}\r")),
         ("UTF-8", Array("é日🙂".utf8), characters("é日🙂")),
-        ("arrows (xterm and application mode)", Array("\u{1B}[A\u{1B}OB\u{1B}[C\u{1B}[D".utf8),
-            [.special(.up), .special(.down), .special(.right), .special(.left)]),
-        ("Home and End, every spelling", Array("\u{1B}[H\u{1B}[1~\u{1B}[7~\u{1B}OH\u{1B}[F\u{1B}[4~\u{1B}[8~\u{1B}OF".utf8),
-            [Key](repeating: .special(.home), count: 4) + [Key](repeating: .special(.end), count: 4)),
+        (
+            "arrows (xterm and application mode)", Array("\u{1B}[A\u{1B}OB\u{1B}[C\u{1B}[D".utf8),
+            [.special(.up), .special(.down), .special(.right), .special(.left)]
+        ),
+        (
+            "Home and End, every spelling",
+            Array("\u{1B}[H\u{1B}[1~\u{1B}[7~\u{1B}OH\u{1B}[F\u{1B}[4~\u{1B}[8~\u{1B}OF".utf8),
+            [Key](repeating: .special(.home), count: 4) + [Key](repeating: .special(.end), count: 4)
+        ),
         ("Delete", Array("\u{1B}[3~".utf8), [.special(.delete)]),
-        ("Ctrl- and Alt-arrows move by word", Array("\u{1B}[1;5D\u{1B}[1;3C\u{1B}[1;2C".utf8),
-            [.special(.wordLeft), .special(.wordRight), .special(.right)]),
+        (
+            "Ctrl- and Alt-arrows move by word", Array("\u{1B}[1;5D\u{1B}[1;3C\u{1B}[1;2C".utf8),
+            [.special(.wordLeft), .special(.wordRight), .special(.right)]
+        ),
         ("Alt-B and Alt-F", Array("\u{1B}b\u{1B}f".utf8), [.meta("b"), .meta("f")]),
-        ("function keys and mouse reports are dropped whole", Array("a\u{1B}[15~\u{1B}OP\u{1B}[<0;3;4Mb".utf8), characters("ab")),
-        ("a paste, its CRs as newlines, escape codes inside kept as pasted",
+        (
+            "function keys and mouse reports are dropped whole", Array("a\u{1B}[15~\u{1B}OP\u{1B}[<0;3;4Mb".utf8),
+            characters("ab")
+        ),
+        (
+            "a paste, its CRs as newlines, escape codes inside kept as pasted",
             Array("x\u{1B}[200~one\r\ntwo\rthree\u{1B}[A\u{1B}[201~y".utf8),
-            [.character("x"), .paste("one\ntwo\nthree\u{1B}[A"), .character("y")]),
+            [.character("x"), .paste("one\ntwo\nthree\u{1B}[A"), .character("y")]
+        ),
         ("an empty paste", Array("\u{1B}[200~\u{1B}[201~".utf8), [.paste("")]),
-        ("malformed UTF-8 is a replacement character", [0x61, 0xFF, 0x62, 0xE6, 0x97, 0x61],
-            characters("a\u{FFFD}b\u{FFFD}a")),
+        (
+            "malformed UTF-8 is a replacement character", [0x61, 0xFF, 0x62, 0xE6, 0x97, 0x61],
+            characters("a\u{FFFD}b\u{FFFD}a")
+        ),
     ]
 
     @Test("each byte sequence decodes to its keys, whole or split byte by byte", arguments: cases, [0, 1, 2])

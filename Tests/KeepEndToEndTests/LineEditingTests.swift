@@ -42,7 +42,8 @@ struct LineEditingTests {
         let bytes = Array(text.utf8)
         let wanted = Array(needle.utf8)
         guard bytes.count >= wanted.count, offset <= bytes.count - wanted.count else { return nil }
-        for start in offset...(bytes.count - wanted.count) where bytes[start..<start + wanted.count].elementsEqual(wanted) {
+        for start in offset...(bytes.count - wanted.count)
+        where bytes[start..<start + wanted.count].elementsEqual(wanted) {
             return start + wanted.count
         }
         return nil
@@ -128,7 +129,8 @@ struct LineEditingTests {
         chat.write(Self.ctrlD)
         #expect(await chat.exit() == .exited(0))
         let id = try #require(try await sandbox.run("store", "ls", "chats").chatIdLine)
-        #expect(try await sandbox.messages(id) == ["first line", "echo: first line", "second line", "echo: second line"])
+        #expect(
+            try await sandbox.messages(id) == ["first line", "echo: first line", "second line", "echo: second line"])
     }
 
     @Test(
