@@ -45,9 +45,13 @@ struct InteractiveChat {
         }
         var rows: [String] = []
         for index in stride(from: 0, to: cells.count, by: 2) {
-            let right = index + 1 < cells.count ? " " + cells[index + 1] : ""
-            let left = right.isEmpty ? cells[index] : cells[index].padding(toLength: 36, withPad: " ", startingAt: 0)
-            rows.append("  " + left + right)
+            guard index + 1 < cells.count else {
+                rows.append("  " + cells[index])
+                break
+            }
+            let left = cells[index]
+            rows.append(
+                "  " + left.padding(toLength: max(36, left.count + 1), withPad: " ", startingAt: 0) + cells[index + 1])
         }
         return rows.joined(separator: "\n") + "\n" + """
             Keys: Left/Right, Home/End (Ctrl-A/Ctrl-E), Alt-B/Alt-F or Ctrl-Left/Right a word at a time,

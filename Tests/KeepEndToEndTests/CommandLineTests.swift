@@ -112,7 +112,7 @@ struct CommandLineTests {
             ("baseUrl", "ftp://x", "keep: baseUrl must be an http:// or https:// URL with a host\n"),
             (
                 "nonsense", "1",
-                "keep: there is no setting called \"nonsense\"; the settings are engineId, baseUrl, model, temperature, keySlot, keyAccount, openaiApiKey\n"
+                "keep: there is no setting called \"nonsense\"; the settings are engineId, baseUrl, model, temperature, keySlot, keyAccount, openaiApiKey, chatHistory\n"
             ),
         ] {
             let refused = try await sandbox.run("settings", "set", key, value)
@@ -140,7 +140,7 @@ struct CommandLineTests {
         let rows = try #require(report["settings"] as? [[String: Any]])
         #expect(
             rows.map { $0["key"] as? String } == [
-                "engineId", "baseUrl", "model", "temperature", "keySlot", "keyAccount", "openaiApiKey",
+                "engineId", "baseUrl", "model", "temperature", "keySlot", "keyAccount", "openaiApiKey", "chatHistory",
             ])
         #expect(rows[0]["value"] as? String == "remote" && rows[0]["isSet"] as? Bool == true)
         #expect(rows[3]["value"] as? Double == 0.7 && rows[3]["isSet"] as? Bool == false)

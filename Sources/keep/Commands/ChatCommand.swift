@@ -4,7 +4,7 @@ import KeepCore
 /// `keep` and `keep chat [ID]`: the interactive chat.
 enum ChatCommand {
     static let command = Command(
-        "chat", summary: "Chat interactively; what plain `keep` does", usage: "keep chat [ID]",
+        "chat", summary: "Chat interactively; what plain `keep` does", usage: "keep chat [ID] [--raw]",
         help: """
             Opens a new chat, or the chat ID. Type a question and press Enter; the answer prints as it
             streams, its Markdown rendered and wrapped to the terminal (--raw, or NO_COLOR, shows it as it
