@@ -52,6 +52,33 @@ struct HiddenInputTests {
         #expect(try await sandbox.run("key", "rm", "custom", "--account", account).status == .exited(0))
     }
 
+    @Test("a key typed at keep key set never reaches the chat's history, which holds the questions typed")
+    func keyNeverInHistory() async throws {
+        let sandbox = try Sandbox(keyring: true)
+        let chat = try sandbox.start(["chat"], terminal: true)
+        #expect(await chat.output.wait(for: "> "))
+        chat.write("a question for the history\r")
+        #expect(await chat.quitAtThePrompt(after: "echo: a question for the history"))
+        #expect(await chat.exit() == .exited(0))
+
+        let set = try sandbox.start(["key", "set", "custom", "--account", account], terminal: true)
+        #expect(await set.output.wait(for: "(typing is hidden): "))
+        set.write("sk-never-in-history\r")
+        #expect(await set.exit() == .exited(0))
+
+        let again = try sandbox.start(["chat"], terminal: true)
+        #expect(await again.output.wait(for: "> "))
+        again.write("after the key\r")
+        #expect(await again.quitAtThePrompt(after: "echo: after the key"))
+        #expect(await again.exit() == .exited(0))
+
+        let scan = try DiskScan(sandbox.root)
+        #expect(
+            scan.contains("a question for the history") && scan.contains("after the key"), "the scan sees the history")
+        #expect(!scan.contains("sk-never-in-history"))
+        #expect(try await sandbox.run("key", "rm", "custom", "--account", account).status == .exited(0))
+    }
+
 }
 
 extension KeepProcess {
