@@ -27,6 +27,8 @@ let package = Package(
         .systemLibrary(name: "CLibSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
         // prctl(2), which is variadic and so not callable from Swift: Linux's libc, no package.
         .systemLibrary(name: "CProcess"),
+        // Line editing and history for the interactive chat; used on Linux only.
+        .systemLibrary(name: "CLibEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
 
         // The ports: no C, no file I/O. Everything else depends on this.
         .target(name: "KeepPorts"),
@@ -51,7 +53,9 @@ let package = Package(
                 .target(name: "CProcess", condition: .when(platforms: [.linux])),
             ]
         ),
-        .executableTarget(name: "keep", dependencies: ["KeepApp"]),
+        .executableTarget(
+            name: "keep",
+            dependencies: ["KeepApp", .target(name: "CLibEdit", condition: .when(platforms: [.linux]))]),
         // A test tool, not a product: the writer the kill -9 torture tests kill and reopen after.
         .executableTarget(
             name: "keep-torture", dependencies: ["KeepPorts", "KeepFileStore", "KeepSealed", "KeepConformance"]),

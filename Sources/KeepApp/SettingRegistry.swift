@@ -60,6 +60,12 @@ public enum SettingRegistry {
         help: "Sent to the remote engine. Kept in the keychain, never in the settings file, and never shown back.",
         section: "Keys", secretRef: SecretRef(.openai, account: "default"))
 
+    public static let chatHistory = SettingDef(
+        key: "chatHistory", defaultValue: .bool(true), label: "Question history",
+        help: "Whether the interactive chat keeps the lines you type (file history in the data root, 0600) so "
+            + "Up and Ctrl-R find them after a relaunch. false keeps none and removes the file.",
+        section: "Chat")
+
     public static let keyOverHttpHosts = SettingDef(
         key: "keyOverHttpHosts", defaultValue: .string(""), label: "Key over plain http to",
         help: "Hosts on a network you trust that may get the API key over plain http (comma-separated). "
@@ -74,7 +80,7 @@ public enum SettingRegistry {
     /// The whole registry, in display order.
     public static let defs: [SettingDef] = [
         engineId, baseUrl, model, temperature, system, maxTokens, keySlot, keyAccount, openaiApiKey,
-        keyOverHttpHosts, answerLimitMiB,
+        keyOverHttpHosts, answerLimitMiB, chatHistory,
     ]
 
     /// The hosts the `keyOverHttpHosts` setting allows to get the key over plain http.

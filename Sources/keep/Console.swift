@@ -18,8 +18,22 @@ import KeepApp
 struct Console: Sendable {
     /// Whether standard input is a terminal (a person typing) rather than a pipe or file.
     let inputIsTerminal = isatty(STDIN_FILENO) == 1
-    /// Whether standard output is a terminal.
+    /// Whether standard output is a terminal (a person reading) rather than a pipe or file.
     let outputIsTerminal = isatty(STDOUT_FILENO) == 1
+    /// Whether the user asked for output without colour or styles (`NO_COLOR`, not empty).
+    let noColor: Bool
+
+    init(noColor: Bool = false) {
+        self.noColor = noColor
+    }
+
+    /// The width of the terminal standard output is, in columns; `nil` off a terminal or
+    /// when the terminal does not say.
+    var columns: Int? {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
 
     /// Writes `text` to standard output as it is.
     func out(_ text: String) {

@@ -15,6 +15,10 @@ struct InteractiveChat {
     let console: Console
     let runner: TurnRunner
     let engine: any ChatEngine
+    /// Where the lines typed are kept across launches; `nil` when history is off.
+    let history: QuestionHistory?
+    /// Whether answers are shown as they came rather than rendered (`--raw`).
+    let raw: Bool
     /// The chat questions go to; `nil` until a new chat's first question claims an id.
     private(set) var current: String?
     /// The question of the current chat that waits for an answer.
@@ -22,24 +26,49 @@ struct InteractiveChat {
     /// What the questions are asked with: `-m`, `--system` and the like, then `/model` and `/system`.
     var options = TurnOptions()
 
-    init(console: Console, runner: TurnRunner, engine: any ChatEngine) {
+    init(
+        console: Console, runner: TurnRunner, engine: any ChatEngine, history: QuestionHistory? = nil,
+        raw: Bool = false
+    ) {
         self.console = console
         self.runner = runner
         self.engine = engine
+        self.history = history
+        self.raw = raw
     }
 
-    /// The slash commands, for `/help` and `keep chat --help`.
-    static let commandsHelp = """
-          /new       start a new chat         /chats     list your chats
-          /open ID   switch to the chat ID    /help      list these commands
-          /quit      quit (or Ctrl-D)
-          /model [NAME]   show or change the model asked from now on
-          /system [TEXT]  show the system prompt, or give this chat its own from the next question
-        Ctrl-C while an answer streams stops it and keeps the question as the chat's draft (press
-        Enter on an empty line to ask it again); Ctrl-C at the prompt clears the line.
-        """
+    /// A line of its own that opens and closes a question of many lines.
+    static let multiLineMark = "\"\"\""
+
+    /// The slash commands and the keys, for `/help` and `keep chat --help`.
+    static var commandsHelp: String {
+        let cells = slashCommands.map { command in
+            let name = command.arguments.isEmpty ? command.name : "\(command.name) \(command.arguments)"
+            return name.padding(toLength: 11, withPad: " ", startingAt: 0) + command.summary
+        }
+        var rows: [String] = []
+        for index in stride(from: 0, to: cells.count, by: 2) {
+            guard index + 1 < cells.count else {
+                rows.append("  " + cells[index])
+                break
+            }
+            let left = cells[index]
+            rows.append(
+                "  " + left.padding(toLength: max(36, left.count + 1), withPad: " ", startingAt: 0) + cells[index + 1])
+        }
+        return rows.joined(separator: "\n") + "\n" + """
+            Keys: Left/Right, Home/End (Ctrl-A/Ctrl-E), Alt-B/Alt-F or Ctrl-Left/Right a word at a time,
+            Ctrl-K/Ctrl-U delete to the end/start, Ctrl-W the word before; Up/Down go through the lines you
+            typed (kept across launches unless the setting chatHistory is false), Ctrl-R searches them.
+            A paste is one question, newlines and all. A line of \(multiLineMark) starts a question of many lines
+            and another ends it. Start a line with // (or a space) to ask a question that begins with /.
+            Ctrl-C while an answer streams stops it and keeps the question as the chat's draft (press
+            Enter on an empty line to ask it again); Ctrl-C at the prompt clears the line.
+            """
+    }
 
     private var prompt: String { console.inputIsTerminal ? "> " : "" }
+    private var continuationPrompt: String { console.inputIsTerminal ? "… " : "" }
 
     /// A line about the chat, not part of an answer: on standard output for a person at
     /// the terminal, on standard error when the input is a script.
@@ -71,60 +100,159 @@ struct InteractiveChat {
     /// Reads and handles lines until end of input or `/quit`.
     mutating func run() async {
         let console = console
+        let input = LineInput(
+            editing: console.inputIsTerminal && console.outputIsTerminal, history: history, console: console)
         let prompt = prompt
+        // Without the line editor the terminal throws away the line being typed on Ctrl-C;
+        // with it, Ctrl-C at the prompt is a key the editor handles, never a signal.
+        let editing = input.isEditing
         let atPrompt: @Sendable () -> Void = {
-            // The terminal already threw away the line being typed.
-            console.out("\n(Ctrl-D or /quit to quit)\n\(prompt)")
+            if !editing { console.out("\n(Ctrl-D or /quit to quit)\n\(prompt)") }
         }
         let interrupts = Interrupts(atPrompt)
-        var lines = LineInput().lines.makeAsyncIterator()
         while true {
-            console.out(prompt)
-            guard let line = await lines.next() else {
+            guard let entry = await nextEntry(input) else {
                 if console.inputIsTerminal { console.out("\n") }
                 return
             }
-            let text = line.trimmingCharacters(in: .whitespaces)
-            if text.isEmpty {
+            switch entry {
+            case .askDraft:
                 if let draft { await ask(draft, interrupts: interrupts, atPrompt: atPrompt) }
-            } else if text.hasPrefix("/") {
+            case .question(let question):
+                await ask(question, interrupts: interrupts, atPrompt: atPrompt)
+            case .command(let text):
                 guard await command(text) else { return }
-            } else {
-                await ask(line, interrupts: interrupts, atPrompt: atPrompt)
+            case .nothing:
+                continue
             }
         }
     }
 
+    /// What a line typed at the prompt asks for.
+    enum Entry: Equatable {
+        case question(String)
+        case command(String)
+        /// An empty line: ask the draft again, if there is one.
+        case askDraft
+        /// Nothing to do (a line thrown away with Ctrl-C).
+        case nothing
+
+        /// The meaning of `line`, as typed: a line starting with `/` is a command, except
+        /// that `//` asks a question starting with `/` (one slash dropped) and so does a line
+        /// whose first non-space is `/` (the spaces dropped); anything else is a question,
+        /// exactly as typed.
+        static func of(_ line: String) -> Entry {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { return .askDraft }
+            if line.hasPrefix("//") { return .question(String(line.dropFirst())) }
+            if line.hasPrefix("/") { return .command(trimmed) }
+            if trimmed.hasPrefix("/") { return .question(String(line.drop(while: \.isWhitespace))) }
+            return .question(line)
+        }
+    }
+
+    /// The next entry typed; `nil` at the end of input. A line of `"""` gathers the lines up
+    /// to the next such line into one question; each line typed is remembered for the history.
+    private func nextEntry(_ input: LineInput) async -> Entry? {
+        switch await nextLine(input, prompt: prompt) {
+        case .end:
+            return nil
+        case .interrupted:
+            say("(Ctrl-D or /quit to quit)")
+            return .nothing
+        case .line(let line) where line.trimmingCharacters(in: .whitespaces) == Self.multiLineMark:
+            var lines: [String] = []
+            while true {
+                switch await nextLine(input, prompt: continuationPrompt) {
+                case .end:
+                    return nil
+                case .interrupted:
+                    say("(the question of many lines was thrown away; Ctrl-D or /quit to quit)")
+                    return .nothing
+                case .line(let line) where line.trimmingCharacters(in: .whitespaces) == Self.multiLineMark:
+                    let question = lines.joined(separator: "\n")
+                    guard !question.allSatisfy(\.isWhitespace) else { return .nothing }
+                    await input.remember(question)
+                    return .question(question)
+                case .line(let line):
+                    lines.append(line)
+                }
+            }
+        case .line(let line):
+            if !line.allSatisfy(\.isWhitespace) { await input.remember(line) }
+            return Entry.of(line)
+        }
+    }
+
+    private func nextLine(_ input: LineInput, prompt: String) async -> LineInput.Event {
+        if !input.isEditing { console.out(prompt) }
+        return await input.next(prompt: prompt)
+    }
+
+    /// One slash command: its name, what it takes, what it does. `run` answers `false` to quit.
+    struct SlashCommand: Sendable {
+        let name: String
+        var aliases: [String] = []
+        var arguments = ""
+        let summary: String
+        let run: @Sendable (inout InteractiveChat, [String]) async -> Bool
+    }
+
+    /// The slash commands, in the order `/help` lists them: the one table of what they do.
+    static let slashCommands: [SlashCommand] = [
+        SlashCommand(name: "/new", summary: "start a new chat") { chat, _ in
+            chat.current = nil
+            chat.draft = nil
+            chat.say("New chat: ask away.")
+            return true
+        },
+        SlashCommand(name: "/chats", summary: "list your chats") { chat, _ in
+            await chat.listChats()
+            return true
+        },
+        SlashCommand(name: "/open", arguments: "ID", summary: "switch to the chat ID") { chat, words in
+            guard words.count == 2 else {
+                chat.say("usage: /open ID (/chats lists the ids)")
+                return true
+            }
+            do {
+                if try await !chat.open(words[1]) {
+                    chat.say("There is no chat \(StorageError.quoted(words[1])); /chats lists them.")
+                }
+            } catch {
+                chat.console.error("\(error)")
+            }
+            return true
+        },
+        SlashCommand(name: "/model", arguments: "[NAME]", summary: "show or change the model asked from now on") {
+            chat, words in
+            await chat.turnOption("/model", words.dropFirst().joined(separator: " "))
+            return true
+        },
+        SlashCommand(
+            name: "/system", arguments: "[TEXT]",
+            summary: "show the system prompt, or give this chat its own from the next question"
+        ) { chat, words in
+            await chat.turnOption("/system", words.dropFirst().joined(separator: " "))
+            return true
+        },
+        SlashCommand(name: "/help", summary: "list these commands") { chat, _ in
+            chat.say(InteractiveChat.commandsHelp)
+            return true
+        },
+        SlashCommand(name: "/quit", aliases: ["/exit"], summary: "quit (or Ctrl-D)") { _, _ in false },
+    ]
+
     /// Handles a slash command; `false` to quit.
     private mutating func command(_ text: String) async -> Bool {
         let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-        switch words[0] {
-        case "/quit", "/exit":
-            return false
-        case "/help":
-            say(Self.commandsHelp)
-        case "/new":
-            current = nil
-            draft = nil
-            say("New chat: ask away.")
-        case "/chats":
-            await listChats()
-        case "/open" where words.count == 2:
-            do {
-                if try await !open(words[1]) {
-                    say("There is no chat \(StorageError.quoted(words[1])); /chats lists them.")
-                }
-            } catch {
-                console.error("\(error)")
-            }
-        case "/open":
-            say("usage: /open ID (/chats lists the ids)")
-        case "/model", "/system":
-            await turnOption(words[0], text.dropFirst(words[0].count).trimmingCharacters(in: .whitespaces))
-        default:
-            say("Unknown command \(words[0]); /help lists them.")
+        guard let name = words.first,
+            let command = Self.slashCommands.first(where: { $0.name == name || $0.aliases.contains(name) })
+        else {
+            say("Unknown command \(words.first ?? text); /help lists them.")
+            return true
         }
-        return true
+        return await command.run(&self, words)
     }
 
     /// Switches to the chat `typed` names (its id, or a unique start of it) and shows where it stands; `false`, changing nothing, when
@@ -191,7 +319,8 @@ struct InteractiveChat {
         }
         current = await session.id
         draft = nil
-        let printer = AnswerPrinter(console)
+        let printer = AnswerPrinter(console, raw: raw)
+        printer.waiting()
         let options = options
         let answering = Task { () async throws(TurnError) -> Chat in
             try await runner.answer(question, in: session, options: options) { printer.print($0) }

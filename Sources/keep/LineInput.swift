@@ -1,23 +1,120 @@
-import Foundation
+import Dispatch
+import KeepApp
 
-/// Standard input's lines, read on a thread of their own and handed over as they come, so
-/// the chat can wait for a line without holding a thread of the shared pool, and a Ctrl-C
-/// can be handled while it waits.
+/// Standard input's lines, each read when the chat asks for one, on a thread of its own,
+/// so the chat can wait for a line without holding a thread of the shared pool.
 ///
-/// On a terminal the kernel edits the line (backspace, Ctrl-U, Ctrl-W) and hands over
-/// only whole lines; Ctrl-C discards the line being typed. End of input (Ctrl-D on an
-/// empty line, or the end of a pipe) ends the stream.
-struct LineInput: Sendable {
-    let lines: AsyncStream<String>
+/// On a terminal (standard input and output both) the line editor reads: libedit, with
+/// keep's keys, history and bracketed paste (``LibEditLineEditor``); the terminal is in
+/// its editing state only while a line is being read, so Ctrl-C while an answer streams is
+/// still a signal. Elsewhere (a pipe, a file, or a platform without libedit) each line is
+/// read as it is, without a prompt of its own. The history of lines typed is kept in
+/// ``QuestionHistory`` when one is given: read once at the start, added to after each line.
+final class LineInput: Sendable {
+    /// What one read gave.
+    enum Event: Equatable, Sendable {
+        case line(String)
+        /// Ctrl-C at the prompt: the line was thrown away.
+        case interrupted
+        case end
+    }
 
-    init() {
-        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
-        self.lines = lines
-        Thread {
-            while let line = readLine(strippingNewline: true) {
-                continuation.yield(line)
+    /// Where reads and history writes happen, one at a time.
+    private let queue = DispatchQueue(label: "keep.line-input")
+    private let reader: Reader
+    private let console: Console
+
+    /// Reads standard input; edits lines when `editing` and libedit can be set up. `history`
+    /// is the file lines are kept in, `nil` when the user turned it off.
+    init(editing: Bool, history: QuestionHistory?, console: Console) {
+        self.console = console
+        var entries: [String] = []
+        var keeping = history
+        if editing, let history {
+            do {
+                entries = try history.load()
+            } catch {
+                console.warning("\(error); this chat keeps no history")
+                keeping = nil
             }
-            continuation.finish()
-        }.start()
+        }
+        reader = Reader(editing: editing, history: entries, file: keeping)
+    }
+
+    /// Whether lines are read by the line editor (which shows the prompt itself).
+    var isEditing: Bool { reader.isEditing }
+
+    /// The next line, after `prompt` when the line editor shows one.
+    func next(prompt: String) async -> Event {
+        let reader = reader
+        return await withCheckedContinuation { done in
+            queue.async { done.resume(returning: reader.read(prompt: prompt)) }
+        }
+    }
+
+    /// Makes `line` one that Up and Ctrl-R find, now and (with a history file) after a relaunch.
+    func remember(_ line: String) async {
+        let reader = reader
+        let console = console
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            queue.async {
+                if let warning = reader.remember(line) { console.warning(warning) }
+                done.resume()
+            }
+        }
+    }
+
+    /// The state only the queue's thread touches.
+    private final class Reader: @unchecked Sendable {
+        #if canImport(CLibEdit)
+            private let editor: LibEditLineEditor?
+        #endif
+        private var file: QuestionHistory?
+
+        init(editing: Bool, history: [String], file: QuestionHistory?) {
+            #if canImport(CLibEdit)
+                editor = editing ? LibEditLineEditor(history: history, capacity: QuestionHistory.capacity) : nil
+                self.file = editor == nil ? nil : file
+            #else
+                self.file = nil
+            #endif
+        }
+
+        var isEditing: Bool {
+            #if canImport(CLibEdit)
+                editor != nil
+            #else
+                false
+            #endif
+        }
+
+        func read(prompt: String) -> Event {
+            #if canImport(CLibEdit)
+                if let editor {
+                    switch editor.readLine(prompt: prompt) {
+                    case .text(let line): return .line(line)
+                    case .interrupted: return .interrupted
+                    case .end: return .end
+                    }
+                }
+            #endif
+            return Swift.readLine(strippingNewline: true).map(Event.line) ?? .end
+        }
+
+        /// Adds `line` to the history; a warning to show when the file could not take it
+        /// (the file is then left alone for the rest of the chat).
+        func remember(_ line: String) -> String? {
+            #if canImport(CLibEdit)
+                editor?.add(line)
+            #endif
+            guard let history = file else { return nil }
+            do {
+                try history.append(line)
+                return nil
+            } catch {
+                file = nil
+                return "\(error); the rest of this chat's lines are not kept"
+            }
+        }
     }
 }

@@ -32,17 +32,16 @@ for number in [SIGINT, SIGTERM, SIGQUIT, SIGHUP] {
 }
 signal(SIGPIPE, SIG_IGN)
 
+// The environment is read here, once, and handed down as a value.
+let launchVariables = ProcessInfo.processInfo.environment
 // Before any thread or key: no core dump of a key, no proxy between keep and this machine.
-let console = Console()
+let console = Console(noColor: !(launchVariables["NO_COLOR"] ?? "").isEmpty)
 for problem in ProcessGuard.harden() { console.warning(problem) }
 
 // A long one-time migration shows its progress in place, on a terminal only.
 let progress: (@Sendable (String?) -> Void)? =
     isatty(STDERR_FILENO) == 1 ? { @Sendable line in console.err("\r\u{1B}[K" + (line ?? "")) } : nil
-// The environment is read here, once, and handed down as a value.
-let composition = Composition(
-    environment: LaunchEnvironment(ProcessInfo.processInfo.environment), progress: progress
-) { line in
+let composition = Composition(environment: LaunchEnvironment(launchVariables), progress: progress) { line in
     console.error(line)
 }
 exit(await Keep.run(Array(CommandLine.arguments.dropFirst()), composition: composition, console: console))

@@ -25,7 +25,7 @@ struct SettingRegistryTests {
         #expect(
             defs.map(\.key) == [
                 "engineId", "baseUrl", "model", "temperature", "system", "maxTokens", "keySlot", "keyAccount",
-                "openaiApiKey", "keyOverHttpHosts", "answerLimitMiB",
+                "openaiApiKey", "keyOverHttpHosts", "answerLimitMiB", "chatHistory",
             ])
         #expect(Set(defs.map(\.key)).count == defs.count)
         for def in defs {

@@ -118,7 +118,7 @@ struct CommandLineTests {
             ),
             (
                 "nonsense", "1",
-                "keep: there is no setting called \"nonsense\"; the settings are engineId, baseUrl, model, temperature, system, maxTokens, keySlot, keyAccount, openaiApiKey, keyOverHttpHosts, answerLimitMiB\n"
+                "keep: there is no setting called \"nonsense\"; the settings are engineId, baseUrl, model, temperature, system, maxTokens, keySlot, keyAccount, openaiApiKey, keyOverHttpHosts, answerLimitMiB, chatHistory\n"
             ),
         ] {
             let refused = try await sandbox.run("settings", "set", key, value)
@@ -154,7 +154,7 @@ struct CommandLineTests {
         #expect(
             rows.map { $0["key"] as? String } == [
                 "engineId", "baseUrl", "model", "temperature", "system", "maxTokens", "keySlot", "keyAccount",
-                "openaiApiKey", "keyOverHttpHosts", "answerLimitMiB",
+                "openaiApiKey", "keyOverHttpHosts", "answerLimitMiB", "chatHistory",
             ])
         #expect(rows[0]["value"] as? String == "remote" && rows[0]["isSet"] as? Bool == true)
         #expect(rows[3]["value"] as? Double == 0.7 && rows[3]["isSet"] as? Bool == false)

@@ -28,7 +28,7 @@ require_swift() {
 }
 
 # What building Keep needs: the C libraries its system-library targets wrap.
-BUILD_PACKAGES=(pkg-config libsqlite3-dev libssl-dev libsecret-1-dev)
+BUILD_PACKAGES=(pkg-config libsqlite3-dev libssl-dev libsecret-1-dev libedit-dev)
 # What testing Keep needs besides: a private Secret Service, and the independent clients.
 TEST_PACKAGES=(dbus gnome-keyring libsecret-tools libglib2.0-bin sqlite3 procps)
 # The network-edge tests: the openssl command (a test authority and an https server),

@@ -5,19 +5,26 @@ import KeepCore
 enum ChatCommand {
     static let command = Command(
         "chat", summary: "Chat interactively; what plain `keep` does",
-        usage: "keep chat [-m NAME] [--system TEXT] [-t N] [ID]",
+        usage: "keep chat [-m NAME] [--system TEXT] [-t N] [--raw] [ID]",
         help: """
             Opens a new chat, or the chat ID (or the one chat whose id starts with ID). Type a question and
-            press Enter; the answer prints as it streams. Each completed question and answer is saved at once.
-            """ + "\n" + TurnFlags.help + "\n\n" + InteractiveChat.commandsHelp,
-        arguments: ArgumentParser(options: TurnFlags.all, optional: ["ID"]), run: run)
+            press Enter; the answer prints as it streams, its Markdown rendered and wrapped to the terminal
+            (--raw, or NO_COLOR, shows it as it came). Each completed question and answer is saved at once.
+            """ + "\n" + TurnFlags.help + "\n  --raw                answers as they came, not rendered\n\n"
+            + InteractiveChat.commandsHelp,
+        arguments: ArgumentParser(options: TurnFlags.all + [raw], optional: ["ID"]), run: run)
+
+    /// `--raw`: answers shown as they came, not rendered (as `NO_COLOR` does).
+    static let raw = ArgumentParser.Option("--raw")
 
     static func run(_ invocation: Invocation) async throws {
         let core = try await invocation.core()
         let composition = invocation.composition
         let engine = try await invocation.engine(for: core)
         let runner = try await composition.turns(on: engine)
-        var chat = InteractiveChat(console: invocation.console, runner: runner, engine: engine)
+        var chat = InteractiveChat(
+            console: invocation.console, runner: runner, engine: engine, history: try history(invocation, core),
+            raw: invocation.arguments.has(raw.name))
         chat.options = try TurnFlags.options(invocation.arguments, settings: core.settings)
         TurnFlags.warnIfIgnored(chat.options, engine: engine, console: invocation.console)
         if let typed = invocation.positional(0) {
@@ -46,5 +53,18 @@ enum ChatCommand {
                 invocation.console.warning("the last open chat is not kept: \(error)")
             }
         }
+    }
+
+    /// Where the lines typed are kept, or `nil` when the setting chatHistory is off (the file
+    /// is then removed, so turning history off forgets it).
+    private static func history(_ invocation: Invocation, _ core: AppCore) throws -> QuestionHistory? {
+        let history = QuestionHistory(root: try invocation.composition.dataRoot())
+        guard core.settings.value(SettingRegistry.chatHistory.key)?.bool == false else { return history }
+        do {
+            try history.remove()
+        } catch {
+            invocation.console.warning("\(error)")
+        }
+        return nil
     }
 }

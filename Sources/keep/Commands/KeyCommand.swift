@@ -46,7 +46,8 @@ enum KeyCommand {
         let console = invocation.console
         var value: String
         if console.inputIsTerminal {
-            guard let typed = try HiddenInput.readLine(prompt: "Key for \(ref) (typing is hidden): ", console: console)
+            let prompt = "Key for \(ref) (typing is hidden): "
+            guard let typed = try await HiddenInput.readLine(prompt: prompt, console: console)
             else { throw CommandFailure.failure("no key given; nothing was stored") }
             value = typed
         } else {
