@@ -145,11 +145,17 @@ struct NetworkEdgeTests {
         let pieces = ["safe ", "\u{1B}", "]0;owned", "\u{07} ", Self.hostile]
         let server = try LoopbackServer(LoopbackServer.streaming(pieces))
         let sandbox = try await sandbox(for: server, key: nil)
-        let asked = try await sandbox.run("ask", "title\u{1B}]0;question\u{07}")
-        #expect(asked.status == .exited(0), "\(asked)")
-        #expect(asked.stdout.contains("safe ^[]0;owned^G a^[]0;owned^Gb"), "shown as inert stand-ins: \(asked)")
-        #expect(holdsNoControl(asked.stdout), "\(asked.stdout.debugDescription)")
-        let id = try #require(asked.chatId)
+        // On a terminal (to a pipe an answer is the server's text exactly), shown as it came
+        // (NO_COLOR, so no styles of keep's own either): inert stand-ins, never the sequences.
+        var plain = sandbox
+        plain.extra["NO_COLOR"] = "1"
+        let asking = try plain.start(["ask", "title\u{1B}]0;question\u{07}"], terminal: true)
+        #expect(await asking.exit() == .exited(0))
+        // The terminal turns each newline into CR LF; any other CR would be the server's.
+        let screen = asking.output.text.replacingOccurrences(of: "\r\n", with: "\n")
+        #expect(screen.contains("safe ^[]0;owned^G a^[]0;owned^Gb"), "shown as inert stand-ins: \(screen)")
+        #expect(holdsNoControl(screen), "\(screen.debugDescription)")
+        let id = try #require(try await sandbox.run("store", "ls", "chats").chatIdLine)
         #expect(try await sandbox.messages(id) == ["title\u{1B}]0;question\u{07}", pieces.joined()])
 
         let shown = try await sandbox.run("chats", "show", id)
@@ -380,6 +386,7 @@ struct NetworkEdgeTests {
         // Started the hard way: unlimited core size, as a careless shell would leave it.
         sandbox.launcher = ["/bin/sh", "-c", "ulimit -c unlimited; cd \"$0\" && exec \"$@\"", folder]
         let keep = try sandbox.start(["ask", "hold the key"])
+        keep.closeInput()  // nothing piped: the question is the argument alone
         #expect(await keep.output.wait(for: "first"), "keep is mid-answer, the key read")
         let limits = try String(contentsOfFile: "/proc/\(keep.pid)/limits", encoding: .utf8)
         let core = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
