@@ -51,7 +51,10 @@ let package = Package(
                 .target(name: "CProcess", condition: .when(platforms: [.linux])),
             ]
         ),
-        .executableTarget(name: "keep", dependencies: ["KeepApp"]),
+        // The command line's parser and its generated usage and help: not a product, so
+        // that the parser is tested on its own (KeepCLITests) without being public API.
+        .target(name: "KeepCLI"),
+        .executableTarget(name: "keep", dependencies: ["KeepApp", "KeepCLI"]),
         // A test tool, not a product: the writer the kill -9 torture tests kill and reopen after.
         .executableTarget(
             name: "keep-torture", dependencies: ["KeepPorts", "KeepFileStore", "KeepSealed", "KeepConformance"]),
@@ -71,6 +74,7 @@ let package = Package(
             name: "KeepCoreTests", dependencies: ["KeepCore", "KeepConformance", "KeepFileStore"],
             exclude: ["Fixtures"]),
         .testTarget(name: "KeepAppTests", dependencies: ["KeepApp", "KeepConformance"]),
+        .testTarget(name: "KeepCLITests", dependencies: ["KeepCLI"]),
         // Depends on the keep executable so `swift build --build-tests` builds the binary it runs.
         .testTarget(name: "KeepEndToEndTests", dependencies: ["KeepPorts", "KeepConformance", "keep"]),
         // kill -9 at random moments, thousands of times, against keep-torture.

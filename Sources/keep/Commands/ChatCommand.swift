@@ -1,15 +1,15 @@
 import KeepApp
+import KeepCLI
 import KeepCore
 
 /// `keep` and `keep chat [ID]`: the interactive chat.
 enum ChatCommand {
     static let command = Command(
         "chat", summary: "Chat interactively; what plain `keep` does",
-        usage: "keep chat [-m NAME] [--system TEXT] [-t N] [ID]",
         help: """
             Opens a new chat, or the chat ID (or the one chat whose id starts with ID). Type a question and
             press Enter; the answer prints as it streams. Each completed question and answer is saved at once.
-            """ + "\n" + TurnFlags.help + "\n\n" + InteractiveChat.commandsHelp,
+            """ + "\n\n" + InteractiveChat.commandsHelp,
         arguments: ArgumentParser(options: TurnFlags.all, optional: ["ID"]), run: run)
 
     static func run(_ invocation: Invocation) async throws {
