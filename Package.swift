@@ -32,6 +32,8 @@ let package = Package(
         .target(name: "KeepPorts"),
         // Adapters, each named after its mechanism.
         .target(name: "KeepFileStore", dependencies: ["KeepPorts"]),
+        // The file store's call recorder and fault injector: for test targets only, never a product.
+        .target(name: "KeepFileStoreTesting", dependencies: ["KeepPorts", "KeepFileStore"]),
         .target(name: "KeepSecretService", dependencies: ["KeepPorts", "CLibSecret"]),
         // libcrypto is Linux's: elsewhere the sealer is the platform's own (CryptoKit), not written yet.
         .target(
@@ -66,12 +68,14 @@ let package = Package(
         ),
 
         .testTarget(name: "KeepPortsTests", dependencies: ["KeepPorts", "KeepConformance"]),
-        .testTarget(name: "KeepFileStoreTests", dependencies: ["KeepFileStore", "KeepConformance"]),
+        .testTarget(
+            name: "KeepFileStoreTests", dependencies: ["KeepFileStore", "KeepFileStoreTesting", "KeepConformance"]),
         .testTarget(name: "KeepSecretServiceTests", dependencies: ["KeepSecretService", "KeepConformance"]),
         .testTarget(name: "KeepSealedTests", dependencies: ["KeepSealed", "KeepConformance"]),
         .testTarget(name: "KeepConformanceTests", dependencies: ["KeepConformance"]),
         .testTarget(
-            name: "KeepCoreTests", dependencies: ["KeepCore", "KeepConformance", "KeepFileStore"],
+            name: "KeepCoreTests",
+            dependencies: ["KeepCore", "KeepConformance", "KeepFileStore", "KeepFileStoreTesting"],
             exclude: ["Fixtures"]),
         .testTarget(name: "KeepAppTests", dependencies: ["KeepApp", "KeepConformance"]),
         .testTarget(name: "KeepCLITests", dependencies: ["KeepCLI"]),

@@ -25,9 +25,6 @@ public struct SQLiteTransaction: ~Copyable {
         try run(sql, parameters)
     }
 
-    /// The rowid of the row the last successful insert on this connection made.
-    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(connection) }
-
     private func run(_ sql: String, _ parameters: [SQLiteValue]) throws(SQLiteError) -> [SQLiteRow] {
         let statement = try SQLiteStatement(connection, sql, path: path)
         // A read transaction that wrote would need the write lock it did not take at
