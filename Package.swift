@@ -34,6 +34,8 @@ let package = Package(
         .target(name: "KeepPorts"),
         // Adapters, each named after its mechanism.
         .target(name: "KeepFileStore", dependencies: ["KeepPorts"]),
+        // The file store's call recorder and fault injector: for test targets only, never a product.
+        .target(name: "KeepFileStoreTesting", dependencies: ["KeepPorts", "KeepFileStore"]),
         .target(name: "KeepSecretService", dependencies: ["KeepPorts", "CLibSecret"]),
         // libcrypto is Linux's: elsewhere the sealer is the platform's own (CryptoKit), not written yet.
         .target(
@@ -53,9 +55,12 @@ let package = Package(
                 .target(name: "CProcess", condition: .when(platforms: [.linux])),
             ]
         ),
+        // The command line's parser and its generated usage and help: not a product, so
+        // that the parser is tested on its own (KeepCLITests) without being public API.
+        .target(name: "KeepCLI"),
         .executableTarget(
             name: "keep",
-            dependencies: ["KeepApp", .target(name: "CLibEdit", condition: .when(platforms: [.linux]))]),
+            dependencies: ["KeepApp", "KeepCLI", .target(name: "CLibEdit", condition: .when(platforms: [.linux]))]),
         // A test tool, not a product: the writer the kill -9 torture tests kill and reopen after.
         .executableTarget(
             name: "keep-torture", dependencies: ["KeepPorts", "KeepFileStore", "KeepSealed", "KeepConformance"]),
@@ -68,14 +73,17 @@ let package = Package(
         ),
 
         .testTarget(name: "KeepPortsTests", dependencies: ["KeepPorts", "KeepConformance"]),
-        .testTarget(name: "KeepFileStoreTests", dependencies: ["KeepFileStore", "KeepConformance"]),
+        .testTarget(
+            name: "KeepFileStoreTests", dependencies: ["KeepFileStore", "KeepFileStoreTesting", "KeepConformance"]),
         .testTarget(name: "KeepSecretServiceTests", dependencies: ["KeepSecretService", "KeepConformance"]),
         .testTarget(name: "KeepSealedTests", dependencies: ["KeepSealed", "KeepConformance"]),
         .testTarget(name: "KeepConformanceTests", dependencies: ["KeepConformance"]),
         .testTarget(
-            name: "KeepCoreTests", dependencies: ["KeepCore", "KeepConformance", "KeepFileStore"],
+            name: "KeepCoreTests",
+            dependencies: ["KeepCore", "KeepConformance", "KeepFileStore", "KeepFileStoreTesting"],
             exclude: ["Fixtures"]),
         .testTarget(name: "KeepAppTests", dependencies: ["KeepApp", "KeepConformance"]),
+        .testTarget(name: "KeepCLITests", dependencies: ["KeepCLI"]),
         // Depends on the keep executable so `swift build --build-tests` builds the binary it runs.
         .testTarget(name: "KeepEndToEndTests", dependencies: ["KeepPorts", "KeepConformance", "keep"]),
         // kill -9 at random moments, thousands of times, against keep-torture.

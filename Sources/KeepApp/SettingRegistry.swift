@@ -7,14 +7,12 @@ import KeepPorts
 /// secret, ``openaiApiKey``, has no value row: it lives in the keychain under
 /// `openai`/`default`, and the settings file never holds it.
 public enum SettingRegistry {
-    /// The engines `keep` can answer with.
-    public static let engineIds = ["echo", "remote"]
-
+    /// The engine: its allowed values, default and help come from ``EngineCatalog``.
     public static let engineId = SettingDef(
-        key: AppCore.engineKey, defaultValue: .string("echo"), label: "Engine",
-        help: "Which engine answers: echo (offline, repeats you) or remote (an OpenAI-compatible server). "
+        key: AppCore.engineKey, defaultValue: .string(EngineCatalog.defaultKind.id), label: "Engine",
+        help: "Which engine answers: \(EngineCatalog.described). "
             + "The engine you pick is remembered for the next launch.",
-        section: "Engine", validator: .oneOf(engineIds))
+        section: "Engine", validator: .oneOf(EngineCatalog.all.map(\EngineKind.id)))
 
     public static let baseUrl = SettingDef(
         key: "baseUrl", defaultValue: .string("http://127.0.0.1:8080/v1"), label: "Server URL",

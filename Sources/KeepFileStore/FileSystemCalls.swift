@@ -12,8 +12,9 @@ import KeepPorts
 ///
 /// The policy (which calls, in which order, what a failure means) lives in the adapters;
 /// an implementation only carries each call out. ``POSIXFileSystem`` is the live one;
-/// ``RecordingFileSystem`` records calls and injects faults; a simulated disk can stand in
-/// for both, because nothing above this protocol touches a file any other way.
+/// `RecordingFileSystem` (in KeepFileStoreTesting, for tests only) records calls and injects
+/// faults; a simulated disk can stand in for both, because nothing above this protocol
+/// touches a file any other way.
 ///
 /// Every method either does what it says or throws a ``StorageError`` whose `errno` is the
 /// one the system gave (a caller tells "absent" from "broken" by `ENOENT`, never by a

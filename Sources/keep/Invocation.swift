@@ -1,4 +1,5 @@
 import KeepApp
+import KeepCLI
 import KeepCore
 import KeepPorts
 

@@ -1,4 +1,5 @@
 import KeepApp
+import KeepCLI
 
 /// The `keep` command line: finds the command the words name, parses the rest, runs it,
 /// and turns the outcome into what is printed and the exit status (0 success, 1 failure,

@@ -1,23 +1,23 @@
 import KeepApp
+import KeepCLI
 import KeepCore
 
 /// The options a question may be asked with, shared by `keep ask` and `keep chat`: the
 /// model, the system prompt, the answer's length and the temperature, checked here once.
 enum TurnFlags {
-    static let model = ArgumentParser.Option("--model", "-m", value: "NAME")
-    static let system = ArgumentParser.Option("--system", value: "TEXT")
-    static let maxTokens = ArgumentParser.Option("--max-tokens", "-t", value: "N")
-    static let temperature = ArgumentParser.Option("--temperature", value: "T")
+    static let model = ArgumentParser.Option(
+        "--model", "-m", value: "NAME", help: "ask the model NAME instead of the model setting")
+    static let system = ArgumentParser.Option(
+        "--system", value: "TEXT", help: "the system prompt, kept as the chat's own (\"\" for none)")
+    static let maxTokens = ArgumentParser.Option(
+        "--max-tokens", "-t", value: "N", help: "cap the answer at N tokens (maxTokens setting; 0: no cap)")
+    static let temperature = ArgumentParser.Option(
+        "--temperature", value: "T", help: "from 0 to 2, instead of the temperature setting")
 
-    static let all = [model, system, maxTokens, temperature]
+    static let raw = ArgumentParser.Option(
+        "--raw", help: "show the answer as it came, not rendered (as NO_COLOR does); a pipe always gets it so")
 
-    /// The help lines for ``all``.
-    static let help = """
-          -m, --model NAME     ask the model NAME instead of the model setting
-          --system TEXT        the system prompt, kept as the chat's own ("" for none)
-          -t, --max-tokens N   cap the answer at N tokens (maxTokens setting; 0: no cap)
-          --temperature T      from 0 to 2, instead of the temperature setting
-        """
+    static let all = [model, system, maxTokens, temperature, raw]
 
     /// The options `arguments` give, over `settings`; a value that does not fit is a usage error.
     static func options(_ arguments: ParsedArguments, settings: SettingsStore) throws(CommandFailure) -> TurnOptions {

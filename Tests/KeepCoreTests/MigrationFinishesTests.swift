@@ -2,6 +2,7 @@ import Foundation
 import KeepConformance
 import KeepCore
 import KeepFileStore
+import KeepFileStoreTesting
 import KeepPorts
 import Synchronization
 import Testing

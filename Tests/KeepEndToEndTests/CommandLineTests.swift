@@ -24,25 +24,42 @@ struct CommandLineTests {
     }
 
     @Test(
+        "each command's help lists under Options what its usage line offers, and the usage offers every option listed",
+        arguments: commands.filter { !$0.isEmpty })
+    func usageMatchesOptions(_ command: [String]) async throws {
+        let help = try await Sandbox().run(command + ["--help"]).stdout
+        let usage = help.split(separator: "\n").first.map(String.init) ?? ""
+        let options =
+            help.components(separatedBy: "\nOptions:\n").dropFirst().first?
+            .components(separatedBy: "\n\n").first ?? ""
+        let offered = usage.split(separator: " ").filter { $0.hasPrefix("[-") }
+            .map { String($0.dropFirst().prefix { $0 != "]" && $0 != " " }) }
+        let listed = options.split(separator: "\n").compactMap { line in
+            line.split(separator: " ").first.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",")) }
+        }
+        #expect(offered == listed, "\(command): \(help)")
+    }
+
+    @Test(
         "a command line that does not fit is a usage error: one line, the usage, exit 2",
         arguments: [
             (["frobnicate"], "keep: unknown command \"frobnicate\"", "usage: keep [COMMAND] [ARGS...]"),
             (["--colour"], "keep: unknown option --colour", "usage: keep chat ["),
             (["chats", "--all"], "keep: unknown option --all", "usage: keep chats [--json]"),
-            (["chats", "show"], "keep: missing ID", "usage: keep chats show ID [--json]"),
+            (["chats", "show"], "keep: missing ID", "usage: keep chats show [--json] ID"),
             (["chats", "rm", "a", "b"], "keep: unexpected argument \"b\"", "usage: keep chats rm ID"),
-            (["ask", "--chat"], "keep: --chat needs a value (ID)", "usage: keep ask [--chat ID | -c] "),
+            (["ask", "--chat"], "keep: --chat needs a value (ID)", "usage: keep ask [--chat ID] [-c] "),
             (["ask", "--chat", "x", "-c", "hi"], "keep: give --chat ID or -c, not both", "usage: keep ask"),
             (["ask", "--colour=1", "hi"], "keep: unknown option --colour", "usage: keep ask"),
             (["ask", "--json=1", "hi"], "keep: --json takes no value", "usage: keep ask"),
             (["ask", "-t"], "keep: -t needs a value (N)", "usage: keep ask"),
             (["doctor", "--json=yes"], "keep: --json takes no value", "usage: keep doctor [--json]"),
             (["doctor", "--json", "--json"], "keep: --json is given more than once", "usage: keep doctor"),
-            (["key"], "keep: key needs a subcommand", "usage: keep key set|status|rm SLOT [--account NAME]"),
+            (["key"], "keep: key needs a subcommand", "usage: keep key set|status|rm [ARGS...]"),
             (
                 ["key", "set", "aws"],
                 "keep: \"aws\" is not a slot; the slots are openai, anthropic, google, openrouter, custom",
-                "usage: keep key set SLOT"
+                "usage: keep key set [--account NAME] SLOT"
             ),
             (
                 ["store", "ls", "Chats"],

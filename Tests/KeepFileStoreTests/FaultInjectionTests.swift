@@ -1,5 +1,6 @@
 import KeepConformance
 import KeepFileStore
+import KeepFileStoreTesting
 import KeepPorts
 import Synchronization
 import Testing

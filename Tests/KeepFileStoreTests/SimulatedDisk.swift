@@ -1,4 +1,5 @@
 import KeepFileStore
+import KeepFileStoreTesting
 import KeepPorts
 import Synchronization
 

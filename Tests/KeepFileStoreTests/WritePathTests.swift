@@ -1,6 +1,7 @@
 import Foundation
 import KeepConformance
 import KeepFileStore
+import KeepFileStoreTesting
 import KeepPorts
 import Synchronization
 import Testing

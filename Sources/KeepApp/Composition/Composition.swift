@@ -18,7 +18,7 @@ import KeepPorts
 ///   ``KeptData``. Its notices go to `warn`.
 public actor Composition {
     /// The engine a fresh install starts on.
-    public static let defaultEngine = EchoEngine.engineId
+    public static let defaultEngine = EngineCatalog.defaultKind.id
 
     public nonisolated let environment: LaunchEnvironment
     private let warn: @Sendable (String) -> Void

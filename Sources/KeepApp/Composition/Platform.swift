@@ -103,57 +103,23 @@ public enum Platform {
         code == .noSessionBus || code == .noService
     }
 
-    /// The engine `id` names, on `settings` and `secrets`: ``EchoEngine`` or
-    /// ``RemoteEngine``, whose key is read per request from the ref the `keySlot` and
-    /// `keyAccount` settings name. Throws ``EngineError/Code/configuration`` for an id no
-    /// engine has, or key settings that name no ref.
+    /// The engine `id` names in ``EngineCatalog``, built on `settings` and `secrets` (the
+    /// remote engine reads its key per request from the ref the `keySlot` and `keyAccount`
+    /// settings name). Throws ``EngineError/Code/configuration`` for an id no engine has, or
+    /// settings that do not make the engine.
     ///
     /// `keyringUnavailable`, when no keyring answers this run, goes to the remote engine's
     /// advice for a server that wants a key (``RemoteEngine/keyUnreadable``).
     public static func engineFor(
         _ id: String, settings: SettingsStore, secrets: any SecretsPort, keyringUnavailable: SecretsError? = nil
     ) throws(EngineError) -> any ChatEngine {
-        switch id {
-        case EchoEngine.engineId:
-            return EchoEngine()
-        case RemoteEngine.engineId:
-            let ref: SecretRef
-            do {
-                ref = try SettingRegistry.apiKeyRef(settings)
-            } catch {
-                throw EngineError(.configuration, error.description)
-            }
-            // Each value was checked against its setting's rule when it was loaded or set; one
-            // of the wrong kind all the same is reported, never replaced.
-            func value<T>(_ def: SettingDef, _ kind: (SettingValue) -> T?) throws(EngineError) -> T {
-                guard let value = settings.value(def.key).flatMap(kind) else {
-                    throw EngineError(.configuration, "\(def.key) must be \(def.rule)")
-                }
-                return value
-            }
-            var engine = RemoteEngine(
-                baseURL: try value(SettingRegistry.baseUrl, \.string),
-                model: try value(SettingRegistry.model, \.string),
-                temperature: try value(SettingRegistry.temperature, \.number), keyRef: ref,
-                keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(settings),
-                answerLimit: SettingRegistry.answerLimitIn(settings)
-            ) { () async throws(EngineError) in
-                do throws(SettingsError) {
-                    return try await readSecret(secrets: secrets, ref: ref)
-                } catch {
-                    guard case .secrets(let reason) = error else {
-                        throw EngineError(.key, "cannot read the API key in \(ref): \(error)")
-                    }
-                    throw EngineError(.key, "cannot read the API key: \(reason)")
-                }
-            }
-            engine.keyUnreadable = keyringUnavailable.map { "\($0)" }
-            return engine
-        default:
+        guard let kind = EngineCatalog.kind(id) else {
             throw EngineError(
                 .configuration,
                 "there is no engine called \(StorageError.quoted(id)); the engines are "
-                    + SettingRegistry.engineIds.joined(separator: ", "))
+                    + EngineCatalog.all.map(\.id).joined(separator: ", "))
         }
+        return try kind.make(
+            EngineKind.Setup(settings: settings, secrets: secrets, keyringUnavailable: keyringUnavailable))
     }
 }

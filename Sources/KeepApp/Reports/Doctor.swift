@@ -336,14 +336,22 @@ public enum Doctor {
         }
     }
 
+    /// The engine `core` answers with, checked for what its row in ``EngineCatalog`` says
+    /// it needs: nothing (offline), a server, a key.
     static func engineCheck(_ core: AppCore, _ composition: Composition) async -> DoctorReport.Check {
-        guard core.engineId == RemoteEngine.engineId else {
-            return .init("engine", .ok, "\(core.engineId) (offline; no server, no key)")
+        guard let kind = EngineCatalog.kind(core.engineId) else {
+            return .init(
+                "engine", .problem, "there is no engine called \(StorageError.quoted(core.engineId))",
+                advice: "keep settings set engineId \(EngineCatalog.defaultKind.id)")
+        }
+        guard kind.needs.contains(.server) else {
+            return .init("engine", .ok, "\(kind.id) (offline; no server, no key)")
         }
         let settings = core.settings
         let server =
-            "remote: \(settings.value(SettingRegistry.model.key)?.description ?? "") at "
+            "\(kind.id): \(settings.value(SettingRegistry.model.key)?.description ?? "") at "
             + (settings.value(SettingRegistry.baseUrl.key)?.description ?? "")
+        guard kind.needs.contains(.key) else { return .init("engine", .ok, server + "; no key is sent") }
         guard let ref = try? SettingRegistry.apiKeyRef(settings) else {
             return .init("engine", .problem, server + "; keySlot or keyAccount names no key")
         }
@@ -360,7 +368,7 @@ public enum Doctor {
     /// not the remote one.
     static func keyTransportChecks(_ core: AppCore, _ composition: Composition) async -> [DoctorReport.Check] {
         let settings = core.settings
-        guard core.engineId == RemoteEngine.engineId,
+        guard EngineCatalog.kind(core.engineId)?.needs.contains(.key) == true,
             let base = settings.value(SettingRegistry.baseUrl.key)?.string, let url = URL(string: base),
             let ref = try? SettingRegistry.apiKeyRef(settings),
             (try? await composition.secrets().secrets.has(ref)) == true

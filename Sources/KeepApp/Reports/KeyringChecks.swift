@@ -21,10 +21,11 @@ public enum KeyringChecks {
         return .init("secrets", .problem, detail, advice: KeyPresence.advice(trouble.code))
     }
 
-    /// Whether the setup in `core` sends a key to anyone: the remote engine on a server
-    /// that is not on this machine (its host is not `localhost` or a loopback address).
+    /// Whether the setup in `core` sends a key to anyone: an engine that needs one
+    /// (``EngineKind/Needs/key``) on a server that is not on this machine (its host is not
+    /// `localhost` or a loopback address).
     public static func needsKey(_ core: AppCore) -> Bool {
-        guard core.engineId == RemoteEngine.engineId else { return false }
+        guard EngineCatalog.kind(core.engineId)?.needs.contains(.key) == true else { return false }
         let url = core.settings.value(SettingRegistry.baseUrl.key)?.description ?? ""
         guard let host = URLComponents(string: url)?.host?.lowercased() else { return true }
         return !(host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127."))

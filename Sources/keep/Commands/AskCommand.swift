@@ -1,29 +1,31 @@
 import KeepApp
+import KeepCLI
 import KeepCore
 
 /// `keep ask`: one question, one answer, recorded; for scripts and quick questions.
 enum AskCommand {
-    static let chatOption = ArgumentParser.Option("--chat", value: "ID")
-    static let continueOption = ArgumentParser.Option("--continue", "-c")
+    static let chatOption = ArgumentParser.Option(
+        "--chat", value: "ID", help: "ask in the chat ID (or the one chat whose id starts with ID)")
+    static let continueOption = ArgumentParser.Option(
+        "--continue", "-c", help: "ask in the chat answered most recently (not with --chat)")
 
     static let command = Command(
         "ask", summary: "Ask one question and print the answer as it streams",
-        usage: "keep ask [--chat ID | -c] [-m NAME] [--system TEXT] [-t N] [--json] [TEXT...]",
         help: """
             The question is TEXT. Text piped in as well (`cat notes.txt | keep ask "summarize"`) is sent after
             it, between <stdin> and </stdin> lines; with no TEXT, what is piped in is the question itself.
             Standard input is read only when it is not a terminal, and at most 1 MiB of it. The answer goes
             to standard output, the chat's id to standard error. Without --chat or -c the question starts a
-            new chat.
-              --chat ID            ask in the chat ID (or the one chat whose id starts with ID)
-              -c, --continue       ask in the chat answered most recently
-            """ + "\n" + TurnFlags.help + "\n" + """
-                  --json               print one JSON object when the answer is complete, instead of streaming
-                The turn is recorded when the answer is complete; if it is not (an error, Ctrl-C), the
-                question is kept as the chat's draft and keep exits 1.
-                """,
+            new chat. The turn is recorded when the answer is complete; if it is not (an error, Ctrl-C), the
+            question is kept as the chat's draft and keep exits 1.
+            """,
         arguments: ArgumentParser(
-            options: [chatOption, continueOption] + TurnFlags.all + [ChatsCommand.json], rest: "TEXT"),
+            options: [chatOption, continueOption] + TurnFlags.all
+                + [
+                    ChatsCommand.json.described(
+                        "print one JSON object when the answer is complete, instead of streaming")
+                ],
+            rest: "TEXT"),
         run: run)
 
     static func run(_ invocation: Invocation) async throws {
@@ -54,7 +56,7 @@ enum AskCommand {
         let json = invocation.json
         if !json { console.err("\(await session.id)\n") }
 
-        let printer = AnswerPrinter(console)
+        let printer = AnswerPrinter(console, raw: arguments.has(TurnFlags.raw.name))
         let answering = Task { () async throws(TurnError) -> Chat in
             try await runner.answer(question, in: session, options: options) { if !json { printer.print($0) } }
         }

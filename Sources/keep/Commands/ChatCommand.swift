@@ -1,21 +1,17 @@
 import KeepApp
+import KeepCLI
 import KeepCore
 
 /// `keep` and `keep chat [ID]`: the interactive chat.
 enum ChatCommand {
     static let command = Command(
         "chat", summary: "Chat interactively; what plain `keep` does",
-        usage: "keep chat [-m NAME] [--system TEXT] [-t N] [--raw] [ID]",
         help: """
             Opens a new chat, or the chat ID (or the one chat whose id starts with ID). Type a question and
             press Enter; the answer prints as it streams, its Markdown rendered and wrapped to the terminal
             (--raw, or NO_COLOR, shows it as it came). Each completed question and answer is saved at once.
-            """ + "\n" + TurnFlags.help + "\n  --raw                answers as they came, not rendered\n\n"
-            + InteractiveChat.commandsHelp,
-        arguments: ArgumentParser(options: TurnFlags.all + [raw], optional: ["ID"]), run: run)
-
-    /// `--raw`: answers shown as they came, not rendered (as `NO_COLOR` does).
-    static let raw = ArgumentParser.Option("--raw")
+            """ + "\n\n" + InteractiveChat.commandsHelp,
+        arguments: ArgumentParser(options: TurnFlags.all, optional: ["ID"]), run: run)
 
     static func run(_ invocation: Invocation) async throws {
         let core = try await invocation.core()
@@ -24,7 +20,7 @@ enum ChatCommand {
         let runner = try await composition.turns(on: engine)
         var chat = InteractiveChat(
             console: invocation.console, runner: runner, engine: engine, history: try history(invocation, core),
-            raw: invocation.arguments.has(raw.name))
+            raw: invocation.arguments.has(TurnFlags.raw.name))
         chat.options = try TurnFlags.options(invocation.arguments, settings: core.settings)
         TurnFlags.warnIfIgnored(chat.options, engine: engine, console: invocation.console)
         if let typed = invocation.positional(0) {

@@ -1,50 +1,48 @@
 import Foundation
 import KeepApp
+import KeepCLI
 import KeepCore
 import KeepPorts
 
 /// `keep chats`: list, show, remove and search the chats.
 enum ChatsCommand {
-    static let json = ArgumentParser.Option("--json")
+    static let json = ArgumentParser.Option("--json", help: "print JSON instead of text")
 
     static let command = Command(
         "chats", summary: "List your chats, newest first (unreadable ones too, with why)",
-        usage: "keep chats [--json]",
         help: "Each line: id, last update, message count, title. A chat that cannot be read is listed with the "
             + "reason and left as it is.",
         arguments: ArgumentParser(options: [json]),
         subcommands: [show, remove, search, rename, export, importing], run: list)
 
-    static let format = ArgumentParser.Option("--format", value: "markdown|json")
+    static let format = ArgumentParser.Option(
+        "--format", value: "markdown|json", help: "Markdown (the default), or keep's JSON to import elsewhere")
 
     static let rename = Command(
-        "rename", summary: "Give a chat a new title", usage: "keep chats rename ID TITLE...",
+        "rename", summary: "Give a chat a new title",
         arguments: ArgumentParser(required: ["ID", "TITLE"], rest: "TITLE"), run: renameChat)
 
     static let export = Command(
         "export", summary: "Print a chat as Markdown (the default) or as keep's JSON, to import elsewhere",
-        usage: "keep chats export ID [--format markdown|json]",
         arguments: ArgumentParser(options: [format], required: ["ID"]), run: exportChat)
 
     static let importing = Command(
         "import", summary: "Add a chat from keep's JSON (`keep chats export ID --format json`)",
-        usage: "keep chats import FILE [--json]",
         help: "Never writes over a chat: when a chat or draft has the file's id, the chat gets a new id. "
             + "FILE `-` reads standard input.",
         arguments: ArgumentParser(options: [json], required: ["FILE"]), run: importChat)
 
     static let show = Command(
         "show", summary: "Print one chat, and its unanswered question if it has one",
-        usage: "keep chats show ID [--json]", arguments: ArgumentParser(options: [json], required: ["ID"]),
+        arguments: ArgumentParser(options: [json], required: ["ID"]),
         run: showChat)
 
     static let remove = Command(
-        "rm", summary: "Remove a chat and its draft", usage: "keep chats rm ID",
+        "rm", summary: "Remove a chat and its draft",
         arguments: ArgumentParser(required: ["ID"]), run: removeChat)
 
     static let search = Command(
         "search", summary: "Find the chats whose messages contain TEXT (ignoring case), with the matching line",
-        usage: "keep chats search TEXT... [--json]",
         arguments: ArgumentParser(options: [json], required: ["TEXT"], rest: "TEXT"),
         run: searchChats)
 

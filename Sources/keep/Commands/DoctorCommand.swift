@@ -1,10 +1,10 @@
 import KeepApp
+import KeepCLI
 
 /// `keep doctor`: what is healthy, and what needs the user.
 enum DoctorCommand {
     static let command = Command(
         "doctor", summary: "Check the data root, the store, the settings, the chats and the keychain",
-        usage: "keep doctor [--json]",
         help: "Exits 1 when something needs you (each such line says what to do), 0 otherwise. It changes "
             + "none of your data and contacts no server.",
         arguments: ArgumentParser(options: [ChatsCommand.json]), run: run)

@@ -1,5 +1,6 @@
 import Foundation
 import KeepApp
+import KeepCLI
 import KeepCore
 
 /// `keep engines`: the servers keep has read, their kept readings shown at once with
@@ -8,7 +9,6 @@ import KeepCore
 enum EnginesCommand {
     static let command = Command(
         "engines", summary: "Show the servers keep has read: kept readings at once, then the current one afresh",
-        usage: "keep engines [--json]",
         help: """
             Each server's newest model list and health are kept sealed in <data root>/kept.sqlite and shown at
             once with their age; then the server in the baseUrl setting is read again (GET {baseUrl}/models, with
@@ -18,15 +18,15 @@ enum EnginesCommand {
 
     static let use = Command(
         "use", summary: "Make MODEL the remote engine's model, once a fresh reading of the server lists it",
-        usage: "keep engines use MODEL", arguments: ArgumentParser(required: ["MODEL"]), run: useModel)
+        arguments: ArgumentParser(required: ["MODEL"]), run: useModel)
 
     static let forget = Command(
         "forget", summary: "Delete everything kept about the server at URL (readings, markers, preferences)",
-        usage: "keep engines forget URL", arguments: ArgumentParser(required: ["URL"]), run: forgetServer)
+        arguments: ArgumentParser(required: ["URL"]), run: forgetServer)
 
     static let retention = Command(
         "retention", summary: "Show how long readings are kept, or set it: DAYS (1-365) or forever",
-        usage: "keep engines retention [DAYS|forever]", arguments: ArgumentParser(optional: ["DAYS"]),
+        arguments: ArgumentParser(optional: ["DAYS|forever"]),
         run: showOrSetRetention)
 
     // MARK: - List

@@ -1,9 +1,10 @@
 import KeepApp
+import KeepCLI
 
 /// `keep help [COMMAND [SUBCOMMAND]]`: the same help as `--help`.
 enum HelpCommand {
     static let command = Command(
-        "help", summary: "Show help for keep or for one command", usage: "keep help [COMMAND [SUBCOMMAND]]",
+        "help", summary: "Show help for keep or for one command",
         arguments: ArgumentParser(optional: ["COMMAND", "SUBCOMMAND"]), run: run)
 
     static func run(_ invocation: Invocation) async throws {

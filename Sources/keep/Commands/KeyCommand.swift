@@ -1,31 +1,31 @@
 import KeepApp
+import KeepCLI
 import KeepCore
 import KeepPorts
 
 /// `keep key`: store, check and remove API keys in the keychain.
 enum KeyCommand {
-    static let account = ArgumentParser.Option("--account", value: "NAME")
+    static let account = ArgumentParser.Option(
+        "--account", value: "NAME", help: "the key for the account NAME in the slot (default: default)")
 
     static let command = Command(
         "key", summary: "Store, check or remove an API key in the keychain",
-        usage: "keep key set|status|rm SLOT [--account NAME]",
         help: "Slots: \(slotNames). An account (default: default) lets one slot hold several keys, such as "
             + "work and personal; the settings keySlot and keyAccount choose the one the remote engine sends.",
         subcommands: [set, status, remove])
 
     static let set = Command(
         "set", summary: "Store the key for SLOT, read from standard input (hidden on a terminal)",
-        usage: "keep key set SLOT [--account NAME]",
         // KEY is taken only to be refused without being shown (see refuseKeyArgument).
-        arguments: ArgumentParser(options: [account], required: ["SLOT"], rest: "KEY"), run: setKey)
+        arguments: ArgumentParser(options: [account], required: ["SLOT"], rest: "KEY", restIsRefused: true),
+        run: setKey)
 
     static let status = Command(
         "status", summary: "Say whether a key is stored, none is, or the keyring cannot tell (never show it)",
-        usage: "keep key status [SLOT] [--account NAME] [--json]",
         arguments: ArgumentParser(options: [account, ChatsCommand.json], optional: ["SLOT"]), run: showStatus)
 
     static let remove = Command(
-        "rm", summary: "Remove the key for SLOT from the keychain", usage: "keep key rm SLOT [--account NAME]",
+        "rm", summary: "Remove the key for SLOT from the keychain",
         arguments: ArgumentParser(options: [account], required: ["SLOT"]), run: removeKey)
 
     private static var slotNames: String { SecretSlot.allCases.map(\.rawValue).joined(separator: ", ") }

@@ -1,4 +1,5 @@
 import KeepApp
+import KeepCLI
 import KeepCore
 import KeepPorts
 
@@ -6,21 +7,20 @@ import KeepPorts
 enum SettingsCommand {
     static let command = Command(
         "settings", summary: "Show the settings, whether each is set, and where keys are kept",
-        usage: "keep settings [--json]",
         help: "A secret shows only whether it is configured, never its value. Settings live in "
             + "<data root>/store/settings/settings (JSON you may edit); keys live in the keychain.",
         arguments: ArgumentParser(options: [ChatsCommand.json]), subcommands: [get, set, unset], run: list)
 
     static let get = Command(
         "get", summary: "Print the value in use for KEY (a secret: configured or not set)",
-        usage: "keep settings get KEY", arguments: ArgumentParser(required: ["KEY"]), run: getSetting)
+        arguments: ArgumentParser(required: ["KEY"]), run: getSetting)
 
     static let set = Command(
-        "set", summary: "Set KEY to VALUE, after checking it", usage: "keep settings set KEY VALUE",
+        "set", summary: "Set KEY to VALUE, after checking it",
         arguments: ArgumentParser(required: ["KEY", "VALUE"]), run: setSetting)
 
     static let unset = Command(
-        "unset", summary: "Put KEY back to its default", usage: "keep settings unset KEY",
+        "unset", summary: "Put KEY back to its default",
         arguments: ArgumentParser(required: ["KEY"]), run: unsetSetting)
 
     // MARK: - List

@@ -1,4 +1,5 @@
 import KeepApp
+import KeepCLI
 import KeepCore
 import KeepPorts
 
@@ -6,30 +7,28 @@ import KeepPorts
 enum StoreCommand {
     static let command = Command(
         "store", summary: "Read and write the raw store, for scripts",
-        usage: "keep store get|put|rm|ls|clear NAMESPACE [ID]",
         help: "Namespaces: \(namespaces). Values are text, exactly as stored (a chat is its JSON). This goes "
             + "around keep's own checks: prefer the other commands for chats and settings.",
         subcommands: [get, put, remove, list, clear])
 
     static let get = Command(
         "get", summary: "Print the value at NAMESPACE/ID (exit 1 when there is none)",
-        usage: "keep store get NAMESPACE ID",
         arguments: ArgumentParser(required: ["NAMESPACE", "ID"]), run: getValue)
 
     static let put = Command(
-        "put", summary: "Store standard input as the value at NAMESPACE/ID", usage: "keep store put NAMESPACE ID",
+        "put", summary: "Store standard input as the value at NAMESPACE/ID",
         arguments: ArgumentParser(required: ["NAMESPACE", "ID"]), run: putValue)
 
     static let remove = Command(
-        "rm", summary: "Remove the value at NAMESPACE/ID", usage: "keep store rm NAMESPACE ID",
+        "rm", summary: "Remove the value at NAMESPACE/ID",
         arguments: ArgumentParser(required: ["NAMESPACE", "ID"]), run: removeValue)
 
     static let list = Command(
-        "ls", summary: "List the ids in NAMESPACE, one per line, sorted", usage: "keep store ls NAMESPACE",
+        "ls", summary: "List the ids in NAMESPACE, one per line, sorted",
         arguments: ArgumentParser(required: ["NAMESPACE"]), run: listIds)
 
     static let clear = Command(
-        "clear", summary: "Remove every value in NAMESPACE", usage: "keep store clear NAMESPACE",
+        "clear", summary: "Remove every value in NAMESPACE",
         arguments: ArgumentParser(required: ["NAMESPACE"]), run: clearNamespace)
 
     private static var namespaces: String { Namespace.allCases.map(\.rawValue).joined(separator: ", ") }

@@ -1,18 +1,18 @@
 import Foundation
 import KeepApp
+import KeepCLI
 import KeepCore
 
 /// `keep usage`: the tokens servers counted for your answers, per model.
 enum UsageCommand {
-    static let since = ArgumentParser.Option("--since", value: "DAYS")
+    static let since = ArgumentParser.Option(
+        "--since", value: "DAYS", help: "only answers from the last DAYS days (1 to 36500)")
 
     static let command = Command(
         "usage", summary: "Sum the tokens servers counted for your answers, per model",
-        usage: "keep usage [--since DAYS] [--json]",
         help: """
             Reads every chat. Counts are the servers' own (sent with each streamed answer), never estimates;
             an answer whose server sent none is counted as an answer, its tokens left out.
-              --since DAYS   only answers from the last DAYS days (1 to 36500)
             """,
         arguments: ArgumentParser(options: [since, ChatsCommand.json]), run: run)
 

@@ -1,10 +1,11 @@
 import KeepApp
+import KeepCLI
 import KeepCore
 
 /// `keep version` (and `keep --version`): which keep this is.
 enum VersionCommand {
     static let command = Command(
-        "version", summary: "Print keep's version (also `keep --version`)", usage: "keep version [--json]",
+        "version", summary: "Print keep's version (also `keep --version`)",
         arguments: ArgumentParser(options: [ChatsCommand.json]), run: run)
 
     /// What `keep version --json` prints.

@@ -1,5 +1,6 @@
 import Foundation
 import KeepApp
+import KeepCLI
 import KeepCore
 
 /// `keep whatsnew`: what is new since you last looked, from every module that keeps
@@ -7,7 +8,6 @@ import KeepCore
 enum WhatsNewCommand {
     static let command = Command(
         "whatsnew", summary: "Show what is new since you last looked, such as models a server added",
-        usage: "keep whatsnew [--json]",
         help: """
             Asks every module that keeps markers. The server in the baseUrl setting is read afresh first when keep
             has read it before; others answer from their kept readings. What is shown counts as seen.

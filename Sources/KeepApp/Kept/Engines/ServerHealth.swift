@@ -20,9 +20,6 @@ public struct ServerHealth: Sendable, Equatable {
         self.says = says
         self.problem = problem
     }
-
-    /// Whether the server answered and nothing is wrong.
-    public var isHealthy: Bool { reachable && problem == nil }
 }
 
 // MARK: - Kept as a reading

@@ -1,13 +1,13 @@
 /// A command line that does not fit its command: an unknown option, a missing or extra
 /// argument, a value where none is taken. `keep` prints it with the command's usage line
 /// and exits 2.
-public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, in one line: `unknown option --colour`.
-    public let message: String
+    package let message: String
 
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -1,4 +1,4 @@
-import KeepApp
+import KeepCLI
 import Testing
 
 @Suite("The argument parser")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What one command accepts, and the hand-written parser that checks a command line
 /// against it. No package dependencies: this is the whole of `keep`'s argument handling.
 ///
@@ -11,40 +13,60 @@
 ///   usage error, never a positional. `-` alone, and every word after `--`, are positional.
 /// - An option given twice is refused; so are fewer positionals than required and more
 ///   than allowed.
-public struct ArgumentParser: Sendable {
+package struct ArgumentParser: Sendable {
     /// One option.
-    public struct Option: Sendable {
+    package struct Option: Sendable {
         /// Every name it goes by; the first is the canonical one.
-        public let names: [String]
+        package let names: [String]
         /// What its value is called (`ID`), or `nil` for a flag.
-        public let value: String?
+        package let value: String?
+        /// What it does, in one line, for the command's help.
+        package let help: String
 
-        public init(_ names: String..., value: String? = nil) {
+        package init(_ names: String..., value: String? = nil, help: String = "") {
+            self.init(names: names, value: value, help: help)
+        }
+
+        private init(names: [String], value: String?, help: String) {
             self.names = names
             self.value = value
+            self.help = help
         }
 
         /// The name the option is reported under.
-        public var name: String { names[0] }
+        package var name: String { names[0] }
+
+        /// The same option, described as `help` for one command (`--json` prints a
+        /// different report for each).
+        package func described(_ help: String) -> Option {
+            Option(names: names, value: value, help: help)
+        }
     }
 
-    public let options: [Option]
+    package let options: [Option]
     /// The positionals every call needs, by name (`NAMESPACE`).
-    public let required: [String]
+    package let required: [String]
     /// The positionals a call may add after those, by name.
-    public let optional: [String]
+    package let optional: [String]
     /// The name of any number of further positionals (`TEXT`), or `nil` for none.
-    public let rest: String?
+    package let rest: String?
+    /// Whether the rest is taken only to be refused by the command (a key typed on the
+    /// command line), and so left out of the usage line.
+    package let restIsRefused: Bool
 
-    public init(options: [Option] = [], required: [String] = [], optional: [String] = [], rest: String? = nil) {
+    package init(
+        options: [Option] = [], required: [String] = [], optional: [String] = [], rest: String? = nil,
+        restIsRefused: Bool = false
+    ) {
         self.options = options
         self.required = required
         self.optional = optional
         self.rest = rest
+        self.restIsRefused = restIsRefused
     }
 
     /// `words` taken apart, or the first thing wrong with them.
-    public func parse(_ words: [String]) throws(UsageError) -> ParsedArguments {
+    package func parse(_ words: [String]) throws(UsageError) -> ParsedArguments {
         let beforeEnd = words.prefix { $0 != "--" }
         if beforeEnd.contains("-h") || beforeEnd.contains("--help") { return ParsedArguments(help: true) }
         var given: [String: String] = [:]
