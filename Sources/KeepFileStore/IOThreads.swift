@@ -71,9 +71,11 @@ package final class IOThreads: Sendable {
         }
         queued.signal()
         if makeThread {
-            let thread = Thread { [self] in work() }
-            thread.name = "keep.io"
-            thread.start()
+            // Named from inside: on Linux a name given before start is not applied.
+            Thread { [self] in
+                Thread.current.name = "keep.io"
+                work()
+            }.start()
         }
     }
 

@@ -17,7 +17,7 @@ import Testing
 struct IOThreadsTests {
     /// When a test stops waiting for something that must happen, and fails: a guard
     /// against a hang, never a wait for timing.
-    static func hangGuard() -> DispatchTime { .now() + 300 }
+    static func hangGuard() -> DispatchTime { .now() + 30 }
 
     /// Something that happens once, awaited without holding a thread: a test must not block
     /// one of the two cooperative threads it shares with the jobs it starts.

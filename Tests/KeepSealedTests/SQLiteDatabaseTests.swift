@@ -238,14 +238,14 @@ struct SQLiteDatabaseTests {
         // More waiting connections than the shared pool has threads: on the pool, they
         // would block every one of its threads until the lock was released.
         let waiters = ProcessInfo.processInfo.activeProcessorCount + 2
-        let started = StartedCount()
+        let started = Arrivals(expected: waiters)
         let writes = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for value in 1...waiters {
                     // Waiting as long as the test takes: only the pool's progress is measured.
                     let database = try SQLiteDatabase(path: path, busyTimeout: .seconds(3600))
                     group.addTask {
-                        started.count.add(1, ordering: .relaxed)
+                        started.arrive()
                         try await database.write { transaction throws(SQLiteError) in
                             try transaction.execute("INSERT INTO demo_t VALUES (?)", [.integer(Int64(value))])
                         }
@@ -254,7 +254,7 @@ struct SQLiteDatabaseTests {
                 try await group.waitForAll()
             }
         }
-        while started.count.load(ordering: .relaxed) < waiters { await Task.yield() }
+        await started.all()
         // The pool still runs work while every waiter waits: more tasks than it has threads,
         // each finishing while the lock is still held.
         let ran = await withTaskGroup(of: Int.self) { group in
@@ -354,7 +354,36 @@ enum SQLiteTool {
     }
 }
 
-/// How many waiters have started, shared with their tasks.
-private final class StartedCount: Sendable {
-    let count = Atomic<Int>(0)
+/// The waiters that have started, awaited without holding a thread: the test must not spin
+/// on a pool it shares with them.
+private final class Arrivals: Sendable {
+    private let state: Mutex<(count: Int, waiting: CheckedContinuation<Void, Never>?)>
+    private let expected: Int
+
+    init(expected: Int) {
+        self.expected = expected
+        state = Mutex((0, nil))
+    }
+
+    func arrive() {
+        let ready = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.count += 1
+            guard state.count == expected else { return nil }
+            defer { state.waiting = nil }
+            return state.waiting
+        }
+        ready?.resume()
+    }
+
+    /// Returns once every expected waiter has arrived.
+    func all() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.count >= expected { return true }
+                state.waiting = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
 }
