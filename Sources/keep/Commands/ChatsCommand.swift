@@ -83,15 +83,22 @@ enum ChatsCommand {
 
     // MARK: - Show
 
-    static func showChat(_ invocation: Invocation) async throws {
+    /// The chat the first positional names (its id, or a unique start of it), as read: `nil`
+    /// when there is none; a chat that cannot be read is the command's failure.
+    private static func namedChat(
+        _ invocation: Invocation
+    ) async throws -> (id: String, chats: ChatRepository, chat: Chat?) {
         let id = try await invocation.chatId(invocation.positional(0) ?? "")
         let chats = ChatRepository(storage: try await storage(invocation))
-        let chat: Chat?
         do {
-            chat = try await chats.read(id)
+            return (id, chats, try await chats.read(id))
         } catch {
             throw CommandFailure.because(error)
         }
+    }
+
+    static func showChat(_ invocation: Invocation) async throws {
+        let (id, chats, chat) = try await namedChat(invocation)
         var draft: String?
         do throws(ChatError) {
             draft = try await chats.draft(for: id)
@@ -109,7 +116,7 @@ enum ChatsCommand {
         console.show(
             "\(chat.title.isEmpty ? "(untitled)" : chat.title)\n\(chat.id) · \(count(chat.messages.count, "message"))"
                 + (chat.messages.isEmpty ? "" : " · updated \(localTime(chat.updated))") + "\n")
-        if let system = chat.system, !system.isEmpty { console.out("system prompt: \(quoted(system))\n") }
+        if let system = chat.system, !system.isEmpty { console.show("system prompt: \(quoted(system))\n") }
         for message in chat.messages {
             console.show(message.role == .user ? "\n> \(quoted(message.text))\n" : "\(message.text)\n")
             if let origin = origin(of: message) { console.show("  (\(origin))\n") }
@@ -176,14 +183,7 @@ enum ChatsCommand {
         guard kind == "markdown" || kind == "json" else {
             throw CommandFailure.usage("--format is markdown or json")
         }
-        let id = try await invocation.chatId(invocation.positional(0) ?? "")
-        let chats = ChatRepository(storage: try await storage(invocation))
-        let chat: Chat?
-        do {
-            chat = try await chats.read(id)
-        } catch {
-            throw CommandFailure.because(error)
-        }
+        let (id, chats, chat) = try await namedChat(invocation)
         guard let chat else {
             throw CommandFailure.failure("there is no chat \(StorageError.quoted(id)); `keep chats` lists them")
         }
