@@ -17,7 +17,10 @@ import Testing
 struct IOThreadsTests {
     /// When a test stops waiting for something that must happen, and fails: a guard
     /// against a hang, never a wait for timing.
-    static func hangGuard() -> DispatchTime { .now() + 30 }
+    ///
+    /// Generous: the jobs of a test need a cooperative thread to be started, and the whole
+    /// suite runs beside them on two, some of its tests busy for many seconds at a time.
+    static func hangGuard() -> DispatchTime { .now() + 300 }
 
     /// Something that happens once, awaited without holding a thread: a test must not block
     /// one of the two cooperative threads it shares with the jobs it starts.
