@@ -1,3 +1,5 @@
+import KeepPorts
+
 #if canImport(CCrypto)
     /// The sealing port on libcrypto: AES-256-GCM for payloads, HMAC-SHA256 for subjects.
     ///

@@ -1,3 +1,5 @@
+import KeepPorts
+
 #if canImport(CCrypto)
     /// ``DataKeySealing`` on libcrypto: ``AESGCMSealer``.
     public struct AESGCMSealing: DataKeySealing {

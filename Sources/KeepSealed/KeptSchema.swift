@@ -1,3 +1,5 @@
+import KeepPorts
+
 /// An owner's tables, as the ordered list of migrations that make them.
 ///
 /// The list only ever grows at its end: migration `n` (counting from 1) is version `n`,

@@ -1,3 +1,5 @@
+import KeepPorts
+
 #if canImport(CCrypto)
     internal import CCrypto
 

@@ -1,4 +1,5 @@
 internal import CSQLite
+import KeepPorts
 
 // MARK: - Per-owner migrations
 

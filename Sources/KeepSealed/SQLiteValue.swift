@@ -1,3 +1,5 @@
+import KeepPorts
+
 /// One value bound to a statement's parameter or read from a row: SQLite's five types.
 ///
 /// Values only ever reach SQL as bound parameters, never spliced into its text. Literals

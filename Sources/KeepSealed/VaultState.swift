@@ -1,3 +1,5 @@
+import KeepPorts
+
 /// What the vault answers at launch: whether kept data can be sealed, and how.
 public enum VaultState: Sendable {
     /// Kept data works: seal and open with `sealer`. `notice`, when present, is the

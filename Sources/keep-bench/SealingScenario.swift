@@ -1,3 +1,4 @@
+import KeepPorts
 import KeepSealed
 
 /// Seal and open of 1 KiB and 64 KiB payloads through the sealing port (``AESGCMSealer``),

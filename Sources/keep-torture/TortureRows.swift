@@ -1,4 +1,5 @@
 import KeepConformance
+import KeepPorts
 import KeepSealed
 
 /// The torture tool's kept-data owner: one table of sealed rows, the row's writer and

@@ -1,3 +1,4 @@
+import KeepPorts
 import KeepSealed
 
 /// An owner as the app's owners will be: a prefix, migrations, and one store type with

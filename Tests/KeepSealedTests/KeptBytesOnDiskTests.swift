@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import KeepPorts
 import Testing
 
 @testable import KeepSealed

@@ -1,3 +1,4 @@
+import KeepPorts
 import Testing
 
 @testable import KeepSealed

@@ -1,4 +1,5 @@
 import KeepConformance
+import KeepPorts
 import Testing
 
 @testable import KeepSealed

@@ -1,4 +1,5 @@
 import KeepConformance
+import KeepPorts
 import KeepSealed
 import Testing
 import keep_torture

@@ -1,3 +1,4 @@
+import KeepPorts
 import KeepSealed
 
 /// What every module that keeps rows about a server implements, so that forgetting a

@@ -1,4 +1,5 @@
 import Foundation
+import KeepPorts
 import KeepSealed
 
 /// A failure of kept data, saying what failed and never what is kept.

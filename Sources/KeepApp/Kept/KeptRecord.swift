@@ -1,3 +1,4 @@
+import KeepPorts
 import KeepSealed
 
 /// One kept row as an owner hands it to its store and gets it back: a sealed payload and

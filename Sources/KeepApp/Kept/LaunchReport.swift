@@ -1,3 +1,4 @@
+import KeepPorts
 import KeepSealed
 
 /// What an owner did with its kept data at launch: readings pruned by the retention,

@@ -1,3 +1,4 @@
+import KeepPorts
 import KeepSealed
 
 /// An owner's use of the one sealing port: a value of one of its shapes becomes a

@@ -1,3 +1,4 @@
+import KeepPorts
 import KeepSealed
 
 /// What every module that keeps markers implements, so that "what's new" is collected

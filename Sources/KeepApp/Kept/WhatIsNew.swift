@@ -1,4 +1,5 @@
 import Foundation
+import KeepPorts
 import KeepSealed
 
 /// What is new about one subject since the user last looked: which items, from which

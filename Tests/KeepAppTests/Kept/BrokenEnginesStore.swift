@@ -1,3 +1,4 @@
+import KeepPorts
 import KeepSealed
 
 @testable import KeepApp

@@ -1,4 +1,5 @@
 import Foundation
+import KeepPorts
 import KeepSealed
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import KeepPorts
 import KeepSealed
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeepPorts
 import KeepSealed
 
 /// What the chats module keeps in kept data: the chat the user had open last, as a

@@ -1,4 +1,5 @@
 import Foundation
+import KeepPorts
 import KeepSealed
 
 /// What the engines module keeps about the chat servers it talks to, and its decisions

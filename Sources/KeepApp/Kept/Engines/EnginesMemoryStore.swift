@@ -1,3 +1,4 @@
+import KeepPorts
 import KeepSealed
 
 /// The engines store in process memory: the fake the engines store contract proves

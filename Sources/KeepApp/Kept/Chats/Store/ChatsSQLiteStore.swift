@@ -1,3 +1,4 @@
+import KeepPorts
 import KeepSealed
 
 /// The chats store on the kept-data database: the module's preferences table, its

@@ -1,3 +1,4 @@
+import KeepPorts
 import KeepSealed
 
 /// The engines store on the kept-data database: the module's three tables, its

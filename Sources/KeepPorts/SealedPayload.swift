@@ -8,11 +8,11 @@ public struct SealedPayload: Hashable, Sendable {
     public let bytes: [UInt8]
 
     /// The one format this build writes: AES-256-GCM, 96-bit nonce, 128-bit tag.
-    static let format: UInt8 = 1
-    static let nonceCount = 12
-    static let tagCount = 16
+    package static let format: UInt8 = 1
+    package static let nonceCount = 12
+    package static let tagCount = 16
     /// Format byte, nonce and tag: what a sealed empty payload weighs.
-    static let overhead = 1 + nonceCount + tagCount
+    package static let overhead = 1 + nonceCount + tagCount
 
     /// A payload read back from a store; a typed ``SealingError/Code/malformed`` error
     /// when the bytes are too short or of a format this build does not know. Whether
@@ -32,7 +32,7 @@ public struct SealedPayload: Hashable, Sendable {
     }
 
     /// Wraps bytes the sealer has just made; no checks.
-    init(sealed bytes: [UInt8]) {
+    package init(sealed bytes: [UInt8]) {
         self.bytes = bytes
     }
 }

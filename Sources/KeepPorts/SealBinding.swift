@@ -28,7 +28,7 @@ public struct SealBinding: Hashable, Sendable {
     /// a fixed 8 bytes, so no two different bindings encode to the same bytes (an owner
     /// `ab` with kind `c` never collides with owner `a` and kind `bc`). A leading label
     /// keeps these bytes from meaning anything to another protocol.
-    func associatedData(format: UInt8) -> [UInt8] {
+    package func associatedData(format: UInt8) -> [UInt8] {
         let label = "keep sealed row".utf8
         var out: [UInt8] = []
         out.reserveCapacity(

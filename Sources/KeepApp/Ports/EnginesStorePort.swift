@@ -1,3 +1,4 @@
+import KeepPorts
 import KeepSealed
 
 /// Where the engines module keeps its readings, markers and preferences: a port it
