@@ -12,17 +12,59 @@ public enum UTCTime {
     /// time kept to the millisecond comes back from `Double` a hair below it, and a format
     /// style would truncate it.)
     public static func text(_ date: Date) -> String {
-        text(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        text(milliseconds: roundedMilliseconds(date))
+    }
+
+    /// Appends ``text(_:)`` of `date` to `bytes`, as UTF-8: for a report that writes
+    /// thousands of times, without a string for each.
+    public static func append(_ date: Date, to bytes: inout [UInt8]) {
+        append(milliseconds: roundedMilliseconds(date), to: &bytes)
     }
 
     /// `milliseconds` since 1970 as `YYYY-MM-DDTHH:MM:SS.mmmZ`; years 0000 to 9999.
     static func text(milliseconds: Int64) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        append(milliseconds: milliseconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func roundedMilliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    private static func append(milliseconds: Int64, to bytes: inout [UInt8]) {
         let fraction = (milliseconds % 1000 + 1000) % 1000
         let seconds = (milliseconds - fraction) / 1000
         let secondOfDay = (seconds % 86_400 + 86_400) % 86_400
         let (year, month, day) = civil(fromDays: (seconds - secondOfDay) / 86_400)
-        return "\(digits(year, 4))-\(digits(month, 2))-\(digits(day, 2))T\(digits(secondOfDay / 3600, 2)):"
-            + "\(digits(secondOfDay / 60 % 60, 2)):\(digits(secondOfDay % 60, 2)).\(digits(fraction, 3))Z"
+        appendDigits(year, 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(month, 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(day, 2, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        appendDigits(secondOfDay / 3600, 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay / 60 % 60, 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay % 60, 2, to: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        appendDigits(fraction, 3, to: &bytes)
+        bytes.append(UInt8(ascii: "Z"))
+    }
+
+    /// `value`'s decimal digits, zero-padded to at least `width`.
+    private static func appendDigits(_ value: Int64, _ width: Int, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        let magnitude = value.magnitude
+        var divisor: UInt64 = 1
+        for _ in 1..<width { divisor *= 10 }
+        while divisor <= magnitude / 10 { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
+            divisor /= 10
+        }
     }
 
     /// The milliseconds since 1970 that `text` names, or `nil` when it is not exactly
@@ -64,11 +106,6 @@ public enum UTCTime {
 
     private static func isDigit(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-    }
-
-    private static func digits(_ value: Int64, _ width: Int) -> String {
-        let text = String(value)
-        return String(repeating: "0", count: max(0, width - text.count)) + text
     }
 
     private static func daysIn(_ month: Int64, of year: Int64) -> Int64 {

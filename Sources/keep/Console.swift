@@ -40,6 +40,11 @@ struct Console: Sendable {
         Self.writeAll(text, to: STDOUT_FILENO)
     }
 
+    /// Writes `bytes` (whole UTF-8) to standard output as they are.
+    func out(_ bytes: borrowing [UInt8]) {
+        Self.writeAll(bytes[...], to: STDOUT_FILENO)
+    }
+
     /// Writes `text` to standard error as it is.
     func err(_ text: String) {
         Self.writeAll(text, to: STDERR_FILENO)
@@ -99,7 +104,12 @@ struct Console: Sendable {
     /// Writes every byte of `text` to `descriptor`, retrying interrupted and partial writes;
     /// gives up quietly when the reader is gone or the descriptor is unusable.
     private static func writeAll(_ text: String, to descriptor: Int32) {
-        var bytes = Array(text.utf8)[...]
+        writeAll(Array(text.utf8)[...], to: descriptor)
+    }
+
+    /// Writes every byte of `bytes` to `descriptor`, as ``writeAll(_:to:)`` does a text.
+    private static func writeAll(_ bytes: ArraySlice<UInt8>, to descriptor: Int32) {
+        var bytes = bytes
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             if written > 0 {

@@ -53,6 +53,31 @@ struct ReportTests {
         #expect(report.drafts == ["new1"])
     }
 
+    @Test("keep chats --json written as it goes is byte for byte the report JSONEncoder writes")
+    func chatsReportStreamed() throws {
+        // Every escape JSONEncoder makes, non-ASCII text, a slash, no engine, a draft, an
+        // unreadable chat, and enough chats that the text comes in more than one piece.
+        let awkward = (0..<0x20).map { String(UnicodeScalar(UInt8($0))) }.joined() + "\"/\\\u{7F} Café 🙂"
+        let start = Date(timeIntervalSince1970: 1_750_000_000.123)
+        let chats = (0..<2_000).map { index in
+            ChatSummary(
+                id: "c\(index)", title: index == 7 ? awkward : "chat \(index)",
+                created: start.addingTimeInterval(Double(index)), updated: start.addingTimeInterval(Double(index) * 2),
+                messageCount: index, engine: index % 3 == 0 ? nil : "echo/\(index)")
+        }
+        for (chats, unreadable, drafts) in [
+            (chats, [UnreadableChat(id: "bad", reason: awkward)], ["c1", "new2", "new1"]),
+            ([], [], []),
+        ] {
+            let listing = ChatSummaryListing(chats: chats, unreadable: unreadable)
+            var pieces: [[UInt8]] = []
+            ChatsReport.writeJSON(listing, draftIds: drafts) { pieces.append(copy $0) }
+            let expected = try JSONReport.text(of: ChatsReport(listing, draftIds: drafts))
+            #expect(String(decoding: pieces.joined(), as: UTF8.self) == expected)
+            #expect(chats.isEmpty || pieces.count > 1, "a long report is handed on in pieces")
+        }
+    }
+
     @Test("the settings report says whether a secret is configured, and never holds its value")
     func settingsReportHasNoSecret() async throws {
         let secrets = MemorySecrets()

@@ -1,3 +1,4 @@
+import Foundation
 import KeepCore
 
 /// What `keep chats --json` prints: every chat, newest first, the ones that cannot be
@@ -51,6 +52,59 @@ public struct ChatsReport: Codable, Sendable, Equatable {
         }
         unreadable = listing.unreadable.map { Unreadable(id: $0.id, reason: $0.reason) }
         drafts = Self.draftOnly(listing, draftIds: draftIds)
+    }
+
+    /// `JSONReport.text(of: ChatsReport(listing, draftIds: draftIds))`, byte for byte,
+    /// written as it is made and handed to `sink` in pieces of about 64 KiB: the report of
+    /// tens of thousands of chats is never held whole, nor built as a tree first.
+    public static func writeJSON(
+        _ listing: ChatSummaryListing, draftIds: [String], to sink: (borrowing [UInt8]) -> Void
+    ) {
+        let withDraft = Set(draftIds)
+        withoutActuallyEscaping(sink) { sink in
+            var json = JSONStream(sink: sink)
+            json.openObject()
+            json.key("chats")
+            json.openArray()
+            for chat in listing.chats {
+                json.openObject()
+                json.key("created")
+                json.time(chat.created)
+                json.key("draft")
+                json.bool(withDraft.contains(chat.id))
+                if let engine = chat.engine {
+                    json.key("engine")
+                    json.string(engine)
+                }
+                json.key("id")
+                json.string(chat.id)
+                json.key("messages")
+                json.integer(chat.messageCount)
+                json.key("title")
+                json.string(chat.title)
+                json.key("updated")
+                json.time(chat.updated)
+                json.closeObject()
+            }
+            json.closeArray()
+            json.key("drafts")
+            json.openArray()
+            for id in draftOnly(listing, draftIds: draftIds) { json.string(id) }
+            json.closeArray()
+            json.key("unreadable")
+            json.openArray()
+            for chat in listing.unreadable {
+                json.openObject()
+                json.key("id")
+                json.string(chat.id)
+                json.key("reason")
+                json.string(chat.reason)
+                json.closeObject()
+            }
+            json.closeArray()
+            json.closeObject()
+            json.finish()
+        }
     }
 
     /// The ids in `draftIds` that have no chat, readable or not: new chats whose first

@@ -58,7 +58,10 @@ enum ChatsCommand {
         } catch {
             throw CommandFailure.failure("cannot list the chats: \(error)")
         }
-        if invocation.json { return try invocation.printJSON(ChatsReport(listing, draftIds: draftIds)) }
+        if invocation.json {
+            // Tens of thousands of chats: written as the report is made, never held whole.
+            return ChatsReport.writeJSON(listing, draftIds: draftIds) { invocation.console.out($0) }
+        }
         let console = invocation.console
         let withDraft = Set(draftIds)
         let draftOnly = ChatsReport.draftOnly(listing, draftIds: draftIds)
