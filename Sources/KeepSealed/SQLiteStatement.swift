@@ -92,11 +92,17 @@ struct SQLiteStatement: ~Copyable {
     /// Runs the statement to the end, collecting every row.
     func rows() throws(SQLiteError) -> [SQLiteRow] {
         var rows: [SQLiteRow] = []
+        try forEachRow { row throws(SQLiteError) in rows.append(row) }
+        return rows
+    }
+
+    /// Runs the statement to the end, handing each row to `body` as it is read.
+    func forEachRow(_ body: (SQLiteRow) throws(SQLiteError) -> Void) throws(SQLiteError) {
         while true {
             let result = sqlite3_step(handle)
             switch result {
-            case SQLITE_DONE: return rows
-            case SQLITE_ROW: rows.append(try row())
+            case SQLITE_DONE: return
+            case SQLITE_ROW: try body(try row())
             default: throw .last(connection, result, operation: "step", path: path, sql: sql)
             }
         }

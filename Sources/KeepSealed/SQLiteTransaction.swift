@@ -25,10 +25,24 @@ public struct SQLiteTransaction: ~Copyable {
         try run(sql, parameters)
     }
 
+    /// Runs one query with `parameters` bound in order, handing each row to `body` as it
+    /// is read: for a result too large to hold whole (an index of tens of thousands of
+    /// rows). An error `body` throws stops the query and is thrown from here.
+    public func forEachRow(
+        _ sql: String, _ parameters: [SQLiteValue] = [], _ body: (SQLiteRow) throws(SQLiteError) -> Void
+    ) throws(SQLiteError) {
+        try prepared(sql, parameters).forEachRow(body)
+    }
+
     /// The rowid of the row the last successful insert on this connection made.
     public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(connection) }
 
     private func run(_ sql: String, _ parameters: [SQLiteValue]) throws(SQLiteError) -> [SQLiteRow] {
+        try prepared(sql, parameters).rows()
+    }
+
+    /// `sql` prepared, checked against the transaction's mode, and bound.
+    private func prepared(_ sql: String, _ parameters: [SQLiteValue]) throws(SQLiteError) -> SQLiteStatement {
         let statement = try SQLiteStatement(connection, sql, path: path)
         // A read transaction that wrote would need the write lock it did not take at
         // BEGIN, and in WAL mode that can fail with SQLITE_BUSY no timeout cures.
@@ -38,6 +52,6 @@ public struct SQLiteTransaction: ~Copyable {
                 "a read transaction cannot write; use write { } instead")
         }
         try statement.bind(parameters)
-        return try statement.rows()
+        return statement
     }
 }

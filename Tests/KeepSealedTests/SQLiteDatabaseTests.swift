@@ -53,6 +53,35 @@ struct SQLiteDatabaseTests {
         #expect(rows == [SQLiteRow([value, .text(value.typeName)])])
     }
 
+    @Test("a query read row by row hands each row in order, and an error of the body stops it")
+    func rowByRow() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
+        let seen = try await database.write { transaction throws(SQLiteError) in
+            try transaction.execute("CREATE TABLE t(n INTEGER)")
+            for n in 1...5 { try transaction.execute("INSERT INTO t(n) VALUES(?)", [.integer(Int64(n))]) }
+            var seen: [Int64] = []
+            try transaction.forEachRow("SELECT n FROM t WHERE n > ? ORDER BY n", [.integer(1)]) {
+                row throws(SQLiteError) in seen.append(try row.integer(0))
+            }
+            return seen
+        }
+        #expect(seen == [2, 3, 4, 5])
+        let stopped: (Int, SQLiteError.Code?) = try await database.read { transaction throws(SQLiteError) in
+            var count = 0
+            do throws(SQLiteError) {
+                try transaction.forEachRow("SELECT n FROM t ORDER BY n") { row throws(SQLiteError) in
+                    count += 1
+                    _ = try row.text(0)  // an integer column: a mismatch
+                }
+            } catch {
+                return (count, error.code)
+            }
+            return (count, nil)
+        }
+        #expect(stopped.0 == 1 && stopped.1 == .mismatch, "the first row's error ends the query")
+    }
+
     @Test("bad SQL is a typed error carrying SQLite's code, its message, the operation and the file")
     func badSQLIsATypedError() async throws {
         let directory = try TemporaryDirectory()

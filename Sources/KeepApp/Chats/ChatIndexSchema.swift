@@ -65,11 +65,11 @@ enum ChatIndexSchema {
 
     /// Every row of `chats`, by id.
     static func entries(in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> [String: Entry] {
-        let rows = try transaction.query(
-            "SELECT id, size, modified, inode, title, created, updated, messages, engine, has_text, settled FROM chats")
         var entries: [String: Entry] = [:]
-        entries.reserveCapacity(rows.count)
-        for row in rows {
+        let sql =
+            "SELECT id, size, modified, inode, title, created, updated, messages, engine, has_text, settled FROM chats"
+        // Row by row: tens of thousands of rows are never held as rows.
+        try transaction.forEachRow(sql) { row throws(SQLiteError) in
             let id = try row.text(0)
             let stamp = FileStamp(
                 size: try row.integer(1), modified: try row.integer(2), inode: UInt64(bitPattern: try row.integer(3)))
