@@ -152,26 +152,29 @@ public struct ChatIndex: Sendable {
     /// One pass: the index read, the changed chats read again, the index updated.
     private func refresh(_ stamps: [String: FileStamp], started: Int64, withText: Bool) async throws -> Refreshed {
         let database = try await open()
-        let indexed = try await database.read { transaction throws(SQLiteError) in
-            try ChatIndexSchema.entries(in: transaction)
+        let known = try await database.read { transaction throws(SQLiteError) in
+            try ChatIndexSchema.compare(stamps, withText: withText, in: transaction)
         }
-        var chats: [ChatSummary] = []
+        var chats = known.trusted
         var unreadable: [UnreadableChat] = []
         var changed: [(Chat, FileStamp)] = []
-        for (id, stamp) in stamps {
-            if let entry = indexed[id], entry.settled, entry.stamp == stamp, !withText || entry.hasText {
-                chats.append(entry.summary)
-                continue
-            }
+        // Chats no longer there, or no longer cacheable, leave the index.
+        var gone = known.gone
+        for (id, stamp, indexed) in known.stale {
             // Not a file (a symlink, a directory, a FIFO): never opened, never cached.
             if let irregularity = stamp.irregularity {
                 unreadable.append(UnreadableChat(id: id, reason: irregularity))
+                if indexed { gone.append(id) }
                 continue
             }
             do throws(ChatError) {
-                guard let chat = try await repository.read(id) else { continue }  // gone since the listing
+                guard let chat = try await repository.read(id) else {  // gone since the listing
+                    if indexed { gone.append(id) }
+                    continue
+                }
                 chats.append(ChatSummary(chat))
                 changed.append((chat, stamp))
+                continue
             } catch .unreadable(let chat) {
                 unreadable.append(chat)
             } catch .storage(let error) {
@@ -181,14 +184,13 @@ public struct ChatIndex: Sendable {
             } catch {
                 unreadable.append(UnreadableChat(id: id, reason: "\(error)"))
             }
+            if indexed { gone.append(id) }
         }
-        // Chats no longer there, or no longer cacheable, leave the index.
-        let unreadableIds = Set(unreadable.map(\.id))
-        let gone = indexed.keys.filter { stamps[$0]?.isRegularFile != true || unreadableIds.contains($0) }
         if !changed.isEmpty || !gone.isEmpty {
             let changes = changed
+            let removals = gone
             try await database.write { transaction throws(SQLiteError) in
-                for id in gone { try ChatIndexSchema.remove(id, in: transaction) }
+                for id in removals { try ChatIndexSchema.remove(id, in: transaction) }
                 for (chat, stamp) in changes {
                     try ChatIndexSchema.replace(
                         chat, stamp: stamp, settled: stamp.modified < started - Self.settling, withText: withText,

@@ -15,15 +15,18 @@ import KeepSealed
 ///   still serves GLOB). A match is only a candidate; the search checks it against
 ///   the message itself, so its meaning stays that of ``ChatRepository/search(_:)``.
 enum ChatIndexSchema {
-    /// One row of `chats`.
-    struct Entry: Sendable {
-        let stamp: FileStamp
-        let summary: ChatSummary
-        let hasText: Bool
-        /// Whether the file was last changed well before it was read: only then can a later
-        /// change not share its stamp (a change in the same tick of the clock, of the same
-        /// size, to the same inode would), so only then is the entry trusted.
-        let settled: Bool
+    /// The index held against the chat files' stamps: what it can answer, what must be
+    /// read again, and what it holds of files that are gone.
+    struct Comparison: Sendable {
+        /// The summaries of the chats whose entries are trusted: the file's stamp is the
+        /// one indexed, it was settled when indexed, and the entry holds the text when
+        /// the text is wanted.
+        var trusted: [ChatSummary] = []
+        /// The chats to read again (changed, new, not settled, without the text wanted, or
+        /// no longer a regular file), with whether the index holds an entry for them.
+        var stale: [(id: String, stamp: FileStamp, indexed: Bool)] = []
+        /// Indexed chats whose file is gone.
+        var gone: [String] = []
     }
 
     /// One message found by a search, before it is checked.
@@ -63,23 +66,40 @@ enum ChatIndexSchema {
         _ = try transaction.execute("INSERT OR REPLACE INTO meta(name, value) VALUES('schema', ?)", [.integer(version)])
     }
 
-    /// Every row of `chats`, by id.
-    static func entries(in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> [String: Entry] {
-        var entries: [String: Entry] = [:]
+    /// Every row of `chats` held against `stamps` (each chat file's stamp, by id) in one
+    /// pass over the rows: only a trusted entry is turned into a summary, and no row is
+    /// kept (an index of tens of thousands of chats is never held whole).
+    ///
+    /// An entry is trusted only when it was settled when indexed: a file changed in the
+    /// same tick of the clock as its read could otherwise keep its size, time and inode.
+    static func compare(
+        _ stamps: [String: FileStamp], withText: Bool, in transaction: borrowing SQLiteTransaction
+    ) throws(SQLiteError) -> Comparison {
+        var comparison = Comparison()
+        comparison.trusted.reserveCapacity(stamps.count)
+        var unseen = stamps
         let sql =
-            "SELECT id, size, modified, inode, title, created, updated, messages, engine, has_text, settled FROM chats"
-        // Row by row: tens of thousands of rows are never held as rows.
+            "SELECT id, size, modified, inode, has_text, settled, title, created, updated, messages, engine FROM chats"
         try transaction.forEachRow(sql) { row throws(SQLiteError) in
             let id = try row.text(0)
-            let stamp = FileStamp(
+            guard let stamp = unseen.removeValue(forKey: id) else {
+                comparison.gone.append(id)
+                return
+            }
+            let indexed = FileStamp(
                 size: try row.integer(1), modified: try row.integer(2), inode: UInt64(bitPattern: try row.integer(3)))
-            let summary = ChatSummary(
-                id: id, title: try row.text(4), created: try date(row, 5), updated: try date(row, 6),
-                messageCount: Int(try row.integer(7)), engine: try optionalText(row, 8))
-            entries[id] = Entry(
-                stamp: stamp, summary: summary, hasText: try row.integer(9) != 0, settled: try row.integer(10) != 0)
+            let hasText = try row.integer(4) != 0, settled = try row.integer(5) != 0
+            guard indexed == stamp, settled, hasText || !withText else {
+                comparison.stale.append((id, stamp, true))
+                return
+            }
+            comparison.trusted.append(
+                ChatSummary(
+                    id: id, title: try row.text(6), created: try date(row, 7), updated: try date(row, 8),
+                    messageCount: Int(try row.integer(9)), engine: try optionalText(row, 10)))
         }
-        return entries
+        for (id, stamp) in unseen { comparison.stale.append((id, stamp, false)) }
+        return comparison
     }
 
     /// Forgets the chat `id`.
