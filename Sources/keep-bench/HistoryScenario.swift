@@ -54,7 +54,8 @@ struct HistoryScenario: Scenario {
                 var runs: [Int] = []
                 for _ in 0..<3 {
                     let run = try PeakMemory.run(
-                        keep, ["chats", "--json"], environment: launcher.environment(dataHome: dataHome))
+                        keep, ["chats", "--json"], environment: launcher.environment(dataHome: dataHome),
+                        in: directory)
                     guard run.status == 0 else {
                         throw BenchError(.setup, "keep chats --json", "\(keep) exited \(run.status)")
                     }

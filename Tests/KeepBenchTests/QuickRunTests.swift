@@ -150,3 +150,18 @@ struct QuickRunTests {
         return (try await bench.run(), directory)
     }
 }
+
+@Suite("keep-bench's peak memory of a process")
+struct PeakMemoryTests {
+    @Test("a process measured through the launcher reports its own peak memory, not its starter's")
+    func peakIsTheProcessOwn() throws {
+        let directory = try TemporaryDirectory()
+        // The starter's peak made large: 256 MiB touched page by page.
+        let ballast = [UInt8](repeating: 1, count: 256 << 20)
+        let run = try PeakMemory.run("/bin/sh", ["-c", "exit 3"], environment: [:], in: directory.path)
+        #expect(ballast.count == 256 << 20)
+        #expect(run.status == 3, "the process's own exit status comes back")
+        #expect(
+            run.kibibytes > 0 && run.kibibytes < 64 << 10, "a shell's peak, not the starter's: \(run.kibibytes) KiB")
+    }
+}
