@@ -13,6 +13,7 @@ struct HistoryScenario: Scenario {
     let id = ScenarioID.history
 
     static let rawList = "raw: read every file (readdir, open, read, close)"
+    static let rawStat = "raw: lstat every file (readdir, fstatat), the stamp check's floor"
     static let indexList = "chat index listing (in process)"
     static let fullList = "every chat read and decoded (ChatRepository.scan)"
     static let keepList = "keep chats --json (a whole process)"
@@ -71,6 +72,7 @@ struct HistoryScenario: Scenario {
                 Contender(Self.rawList, count: count, sampleLimit: bound) {
                     for name in try RawFile.names(in: namespace) { _ = try RawFile.read(namespace + "/" + name) }
                 },
+                Contender(Self.rawStat, count: count, sampleLimit: bound) { _ = try RawFile.statEvery(in: namespace) },
                 Contender(Self.indexList, count: count, sampleLimit: bound) { _ = try await index.listing() },
                 Contender(Self.fullList, count: count, sampleLimit: scale.slowRepetitions) {
                     _ = try await repository.scan()

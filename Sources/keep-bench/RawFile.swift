@@ -92,6 +92,29 @@ enum RawFile {
         }
     }
 
+    /// How many names the directory `path` holds, each `lstat`ed (`fstatat` beside the
+    /// directory, never followed): what any cache must do to know which files changed.
+    static func statEvery(in path: String) throws(StorageError) -> Int {
+        guard let directory = opendir(path) else { throw .system("opendir", path: path, errno: errno) }
+        defer { closedir(directory) }
+        let descriptor = dirfd(directory)
+        var count = 0
+        var status = stat()
+        while true {
+            errno = 0
+            guard let entry = readdir(directory) else {
+                if errno != 0 { throw .system("readdir", path: path, errno: errno) }
+                return count
+            }
+            let stated = withUnsafeBytes(of: entry.pointee.d_name) { raw -> Int32 in
+                guard let name = raw.baseAddress?.assumingMemoryBound(to: CChar.self) else { return 1 }
+                if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { return 1 }
+                return fstatat(descriptor, name, &status, AT_SYMLINK_NOFOLLOW)
+            }
+            if stated == 0 { count += 1 } else if stated < 0 { throw .system("fstatat", path: path, errno: errno) }
+        }
+    }
+
     /// Creates `path` and its missing parents, mode 0700.
     static func makeDirectories(_ path: String) throws(StorageError) {
         var current = ""
