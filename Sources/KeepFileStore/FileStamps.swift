@@ -82,26 +82,81 @@ public enum FileStamps {
     /// between the listing and its `lstat` is left out; one that cannot be `lstat`ed for
     /// another reason is kept, with the failure as its irregularity.
     /// Throws when the directory exists but cannot be listed.
-    public static func read(root: String, _ namespace: Namespace) throws(StorageError) -> [String: FileStamp] {
+    ///
+    /// Off Swift's shared pool: the listing and the `lstat`s run on the file stores' own
+    /// threads, the `lstat`s of a large namespace split between two of them (they cost
+    /// the kernel's time, which two cores halve).
+    public static func read(root: String, _ namespace: Namespace) async throws(StorageError) -> [String: FileStamp] {
         let directory = directory(root, namespace)
+        let names = try await IOThreads.shared.run { () throws(StorageError) in try Self.names(in: directory) }
+        guard names.count >= 2 * splitAbove else {
+            return try await IOThreads.shared.run { () throws(StorageError) in
+                try Self.stamps(of: names[...], in: directory)
+            }
+        }
+        let middle = names.count / 2
+        async let first = outcome { () throws(StorageError) in try Self.stamps(of: names[..<middle], in: directory) }
+        async let second = outcome { () throws(StorageError) in try Self.stamps(of: names[middle...], in: directory) }
+        var all = try await first.get()
+        all.merge(try await second.get()) { kept, _ in kept }
+        return all
+    }
+
+    /// How many names each thread takes at least before the `lstat`s are split: below
+    /// it, handing work to a second thread costs more than it saves.
+    static let splitAbove = 512
+
+    /// `body` run on the file stores' threads, its error kept as a value (`async let`
+    /// would forget its type).
+    private static func outcome<Value: Sendable>(
+        _ body: @escaping @Sendable () throws(StorageError) -> Value
+    ) async -> Result<Value, StorageError> {
+        do {
+            return .success(try await IOThreads.shared.run(body))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The names in `directory` that are ids of the store's (`nil` when the directory is
+    /// missing), without a stamp.
+    private static func names(in directory: String) throws(StorageError) -> [String] {
         guard let stream = opendir(directory) else {
             let failure = errno
-            if failure == ENOENT { return [:] }
+            if failure == ENOENT { return [] }
             throw .system("opendir", path: directory, errno: failure)
         }
         defer { closedir(stream) }
-        let descriptor = dirfd(stream)
-        var stamps: [String: FileStamp] = [:]
+        var names: [String] = []
         while true {
             errno = 0
             guard let entry = readdir(stream) else {
                 let failure = errno
                 if failure != 0 { throw .system("readdir", path: directory, errno: failure) }
-                break
+                return names
             }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
+            if name != "." && name != ".." { names.append(name) }
+        }
+    }
+
+    /// The stamps of `names` in `directory`, by id; names that are no id of the store's are
+    /// left out.
+    private static func stamps(
+        of names: ArraySlice<String>, in directory: String
+    ) throws(StorageError) -> [String: FileStamp] {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let failure = errno
+            if failure == ENOENT { return [:] }
+            throw .system("open", path: directory, errno: failure)
+        }
+        defer { close(descriptor) }
+        var stamps: [String: FileStamp] = [:]
+        stamps.reserveCapacity(names.count)
+        for name in names {
             guard let id = isLiteral(name) ? name : IdEncoding.id(fromFileName: name) else { continue }
             var info = stat()
             guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {

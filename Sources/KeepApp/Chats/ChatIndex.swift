@@ -128,7 +128,7 @@ public struct ChatIndex: Sendable {
         let started = clock()
         let stamps: [String: FileStamp]
         do {
-            stamps = try FileStamps.read(root: root, .chats)
+            stamps = try await FileStamps.read(root: root, .chats)
         } catch {
             throw .storage(error)
         }

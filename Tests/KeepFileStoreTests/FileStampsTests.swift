@@ -1,0 +1,43 @@
+import Foundation
+import KeepConformance
+import KeepPorts
+import Testing
+
+@testable import KeepFileStore
+
+@Suite("The stamps of a namespace's files")
+struct FileStampsTests {
+    @Test(
+        "each value's stamp is its own file's, for a namespace small enough for one thread and one split between two",
+        arguments: [3, 2 * FileStamps.splitAbove + 7])
+    func eachStampIsItsFile(count: Int) async throws {
+        let directory = try TemporaryDirectory()
+        let store = try FileStore(root: directory.path)
+        var sizes: [String: Int64] = [:]
+        for index in 0..<count {
+            // Every third id is escaped on disk: the stamps are by id, not by file name.
+            let id = index % 3 == 0 ? "Chat \(index)" : "chat-\(index)"
+            try await store.write(StorageKey(.chats, id), String(repeating: "x", count: index % 17))
+            sizes[id] = Int64(index % 17)
+        }
+        let stamps = try await FileStamps.read(root: directory.path, .chats)
+        #expect(stamps.count == count)
+        for (id, size) in sizes {
+            let one = FileStamps.read(root: directory.path, StorageKey(.chats, id))
+            #expect(stamps[id] == one && one?.size == size, "\(id)")
+        }
+    }
+
+    @Test("a namespace never written has no stamps, and a name that is not a file says what it is")
+    func missingAndIrregular() async throws {
+        let directory = try TemporaryDirectory()
+        #expect(try await FileStamps.read(root: directory.path, .chats).isEmpty)
+        let store = try FileStore(root: directory.path)
+        try await store.write(StorageKey(.chats, "real"), "{}")
+        let namespace = directory.path + "/store/chats"
+        #expect(symlink(namespace + "/real", namespace + "/planted") == 0)
+        let stamps = try await FileStamps.read(root: directory.path, .chats)
+        #expect(stamps["real"]?.isRegularFile == true)
+        #expect(stamps["planted"]?.irregularity == "it is a symbolic link, not a file")
+    }
+}
