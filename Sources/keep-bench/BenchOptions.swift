@@ -16,12 +16,14 @@ struct BenchOptions: Sendable, Equatable {
     var chartPath = "keep-bench-scaling.svg"
     /// A directory to work under instead of the one beside the data root.
     var directory: String?
+    /// A Markdown file whose marked region gets the report's tables (``MarkedRegion``).
+    var updatePath: String?
     /// Print the usage and do nothing else.
     var help = false
 
     static let usage = """
         usage: keep-bench [--quick] [--json] [--scenario NAME[,NAME...]]... [--repetitions N]
-                          [--chart PATH] [--dir PATH]
+                          [--chart PATH] [--dir PATH] [--update PATH]
 
         Runs each scenario against its baselines in one process, interleaved, and prints
         the median, the p10-p90 spread and the ratio to each comparison's baseline.
@@ -34,6 +36,8 @@ struct BenchOptions: Sendable, Equatable {
           --repetitions N    samples per contender (default 60; --quick 3)
           --chart PATH       where the scaling chart (SVG) goes (default keep-bench-scaling.svg)
           --dir PATH         work in a fresh directory under PATH, not beside the data root
+          --update PATH      also write the tables into the Markdown file PATH, replacing the
+                             lines between its <!-- keep-bench tables: begin/end --> markers
           --help             this text
 
         scenarios:
@@ -70,6 +74,7 @@ struct BenchOptions: Sendable, Equatable {
                 repetitions = count
             case "--chart": chartPath = try Self.value(of: argument, from: &remaining)
             case "--dir": directory = try Self.value(of: argument, from: &remaining)
+            case "--update": updatePath = try Self.value(of: argument, from: &remaining)
             default:
                 throw .usage(argument, "not an option keep-bench knows; see keep-bench --help")
             }

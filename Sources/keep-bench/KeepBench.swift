@@ -25,6 +25,16 @@ struct KeepBench: Sendable {
             print(BenchOptions.usage)
             return 0
         }
+        // A file that cannot take the tables is refused before a run of many minutes.
+        if let path = options.updatePath {
+            do {
+                _ = try MarkedRegion.replacing(
+                    in: try String(contentsOfFile: path, encoding: .utf8), with: "", path: path)
+            } catch {
+                printError("keep-bench: --update \(path): \(error)")
+                return 2
+            }
+        }
         let bench = KeepBench(options: options, environment: environment, log: { printError($0) })
         let report: BenchReport
         do {
@@ -71,6 +81,17 @@ struct KeepBench: Sendable {
             print(String(decoding: data, as: UTF8.self))
         } else {
             print(TableRenderer.render(report), terminator: "")
+        }
+        if let path = options.updatePath {
+            do {
+                let document = try String(contentsOfFile: path, encoding: .utf8)
+                let updated = try MarkedRegion.replacing(in: document, with: TableRenderer.render(report), path: path)
+                try updated.write(toFile: path, atomically: true, encoding: .utf8)
+                printError("keep-bench: wrote the tables into \(path)")
+            } catch {
+                printError("keep-bench: cannot write the tables into \(path): \(error)")
+                status = 1
+            }
         }
         return status
     }
