@@ -96,7 +96,7 @@ public enum SettingRegistry {
     /// `keyAccount` settings (by default `openai`/`default`, the ref of ``openaiApiKey``).
     ///
     /// Both settings were checked when they were loaded or set; a value that still does
-    /// not name a slot is reported as ``SettingsError/refused(key:reason:)``, never replaced.
+    /// not name a slot is reported as `SettingsError/refused(key:reason:)`, never replaced.
     public static func apiKeyRef(_ settings: SettingsStore) throws(SettingsError) -> SecretRef {
         let slotName = settings.value(keySlot.key)?.string ?? ""
         guard let slot = SecretSlot(rawValue: slotName) else {
@@ -112,8 +112,8 @@ public enum SettingRegistry {
     /// The API key the remote engine sends, or `nil` when none is stored or it is empty
     /// (so no `Authorization` header is built from it).
     ///
-    /// Reads the ref ``apiKeyRef(_:)`` names through the whole ``SecretsPort``, which a
-    /// settings screen never holds. Throws ``SettingsError/secrets(_:)`` when the keychain
+    /// Reads the ref ``apiKeyRef(_:)`` names through the whole `SecretsPort`, which a
+    /// settings screen never holds. Throws `SettingsError/secrets(_:)` when the keychain
     /// cannot be reached.
     public static func apiKeyFor(
         secrets: any SecretsPort, settings: SettingsStore

@@ -10,14 +10,14 @@ import KeepPorts
     ///
     /// A sealed payload is `format (1) ‖ nonce (12) ‖ ciphertext ‖ tag (16)`. The nonce is
     /// fresh from `RAND_bytes` for every seal; the associated data is the row's
-    /// ``SealBinding`` (owner, kind, shape version, subject hash, length-prefixed). Sealing
+    /// `SealBinding` (owner, kind, shape version, subject hash, length-prefixed). Sealing
     /// writes straight into the result and opening decrypts straight into the returned
     /// bytes: no copy of the payload is made on the way.
     public struct AESGCMSealer: SealingPort {
         private let keys: DerivedKeys
         private let cipher: LibCrypto.Cipher
 
-        /// A sealer under `dataKey`; a typed ``SealingError/Code/malformed`` error unless it
+        /// A sealer under `dataKey`; a typed `SealingError/Code/malformed` error unless it
         /// is 32 bytes. The caller's copy of the key is not kept: wipe it when done.
         public init(dataKey: [UInt8]) throws(SealingError) {
             guard dataKey.count == LibCrypto.keyCount else {

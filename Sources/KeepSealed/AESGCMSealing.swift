@@ -1,7 +1,7 @@
 import KeepPorts
 
 #if canImport(CCrypto)
-    /// ``DataKeySealing`` on libcrypto: ``AESGCMSealer``.
+    /// `DataKeySealing` on libcrypto: ``AESGCMSealer``.
     public struct AESGCMSealing: DataKeySealing {
         public init() {}
 

@@ -6,7 +6,7 @@ import KeepPorts
 ///
 /// ``open()`` promises, per launch:
 ///
-/// - A key store that is not secure storage (``SecretProtection/processMemory``) gets no
+/// - A key store that is not secure storage (`SecretProtection/processMemory`) gets no
 ///   key: the answer is ``VaultState/notKept(_:)`` with ``NotKeptReason/noSecureStore(_:)``,
 ///   and the database is not touched.
 /// - A key store that cannot be asked (locked, not running) is

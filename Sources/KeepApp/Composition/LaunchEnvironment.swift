@@ -22,7 +22,7 @@ public struct LaunchEnvironment: Sendable {
     }
 
     /// The data root (`$XDG_DATA_HOME/keep`, else `$HOME/.local/share/keep`); throws
-    /// ``StorageError/Code/unavailable`` when neither variable is an absolute path.
+    /// `StorageError/Code/unavailable` when neither variable is an absolute path.
     public func dataRoot() throws(StorageError) -> String {
         try DataRoot.resolve(environment: variables)
     }

@@ -13,7 +13,7 @@ import KeepSealed
 /// - ``kept(_:)`` answers at once from what is kept, never from the network, each reading
 ///   marked as kept and dated. A reading it cannot read (a shape or kind this build does
 ///   not know, a payload that does not open) is discarded: the server can be read again.
-/// - ``refresh(_:apiKey:)`` reads the server, keeps a fresh health reading whatever the
+/// - ``refresh(_:apiKey:keyOverHttpHosts:)`` reads the server, keeps a fresh health reading whatever the
 ///   answer, and a fresh model list only when the server gave one (otherwise the kept one
 ///   stays, marked as kept).
 /// - Readings older than the retention are deleted at ``launch()`` and by
