@@ -10,6 +10,7 @@ public actor BrokenSecrets: SecretsPort {
     private let flaw: SecretsFlaw
     private var values: [String: String] = [:]
 
+    /// An empty secrets store with `flaw`, and otherwise correct.
     public init(_ flaw: SecretsFlaw) {
         self.flaw = flaw
     }

@@ -12,6 +12,7 @@ public actor BrokenStorage: StoragePort {
     /// Values by namespace and id; by id alone when namespaces collide.
     private var values: [String: String] = [:]
 
+    /// An empty store with `flaw`, and otherwise correct.
     public init(_ flaw: StorageFlaw) {
         self.flaw = flaw
     }

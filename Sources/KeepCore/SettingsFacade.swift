@@ -10,6 +10,7 @@ import KeepPorts
 public struct SettingsFacade: Sendable {
     private let store: SettingsStore
 
+    /// The facade on `store`; it hands out nothing that reads a secret.
     public init(_ store: SettingsStore) {
         self.store = store
     }
