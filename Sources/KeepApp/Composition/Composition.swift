@@ -22,6 +22,7 @@ public actor Composition {
     /// The engine a fresh install starts on.
     public static let defaultEngine = EngineCatalog.defaultKind.id
 
+    /// The environment the process was launched with: the only one any part reads.
     public nonisolated let environment: LaunchEnvironment
     private let warn: @Sendable (String) -> Void
     private let progress: MigrationProgress

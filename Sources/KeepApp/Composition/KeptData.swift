@@ -38,6 +38,7 @@ public struct KeptData: Sendable {
         }
     }
 
+    /// Where kept data lives this run, or why nothing is kept.
     public let status: Status
     /// The engines module: readings, markers and preferences about servers.
     public let engines: EnginesKeeper

@@ -17,6 +17,7 @@ public struct LaunchEnvironment: Sendable {
         ("GEMINI_API_KEY", .google), ("OPENROUTER_API_KEY", .openrouter),
     ]
 
+    /// The environment `variables` (pass `ProcessInfo.processInfo.environment`, or a test's own).
     public init(_ variables: [String: String]) {
         self.variables = variables
     }

@@ -19,7 +19,9 @@ import KeepPorts
 /// and the directory after the draft is cleared (else an answered question comes back as
 /// a draft). The chat index's update flushes nothing: it is a cache.
 public struct TurnRunner: Sendable {
+    /// The chats the turns are recorded in.
     public let chats: ChatRepository
+    /// The engine that answers.
     public let engine: any ChatEngine
     private let lock: StoreLock
     private let now: @Sendable () -> Date

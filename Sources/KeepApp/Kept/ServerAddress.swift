@@ -20,6 +20,8 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
     /// Where an OpenAI-compatible server lists its models: `{base}/models`.
     let modelsURL: URL
 
+    /// The address `text` in its one spelling (spaces around it dropped), or a typed
+    /// ``KeptError/Code/refused`` error.
     public init(_ text: String) throws(KeptError) {
         let operation = "read the server address"
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -60,6 +60,7 @@ public struct MarkdownRenderer: Sendable {
     /// Whether an escape code of ours is in effect on this line.
     private var styled = false
 
+    /// A renderer for a terminal `width` columns wide; narrower than 20 is taken as 20.
     public init(width: Int) {
         self.width = max(width, 20)
     }
