@@ -16,9 +16,12 @@ not a parameter list.
 
 The bar: every public type documented, and at least PERCENT (default 90) of the
 members. Prints a table, names each undocumented symbol as file:line, and exits 1
-when a library is below the bar.
+when a library is below the bar. It also fails a library whose landing page
+(Sources/<Module>/<Module>.docc/<Module>.md, when there is one) leaves a top-level
+symbol out of its topics, naming it.
 """
 
+import io
 import json
 import os
 import sys
@@ -72,6 +75,24 @@ def measure(graph):
     return module, types, types_documented, members, members_documented, missing
 
 
+def uncurated(graph, root):
+    """The top-level symbols the module's landing page does not link, or [] without a page."""
+    module = graph["module"]["name"]
+    page = os.path.join(root, "Sources", module, module + ".docc", module + ".md")
+    if not os.path.exists(page):
+        return []
+    with open(page) as file:
+        text = file.read()
+    names = {
+        symbol["pathComponents"][0]
+        for symbol in graph["symbols"]
+        if len(symbol["pathComponents"]) == 1
+        and symbol.get("location")
+        and "::SYNTHESIZED::" not in symbol["identifier"]["precise"]
+    }
+    return sorted(name for name in names if f"``{name}``" not in text)
+
+
 def percent(part, whole):
     return 100.0 if whole == 0 else 100.0 * part / whole
 
@@ -80,6 +101,12 @@ def report(graphs, min_members, root, out=sys.stdout):
     """Prints the table and the undocumented symbols; returns True when every library passes."""
     rows = [measure(graph) for graph in graphs]
     passed = True
+    for graph in graphs:
+        left_out = uncurated(graph, root)
+        if left_out:
+            passed = False
+            module = graph["module"]["name"]
+            print(f"{module}: not in the landing page's topics: {', '.join(left_out)}", file=out)
     print(f"{'library':<20} {'types':>9} {'members':>11} {'coverage':>9}  bar", file=out)
     for module, types, types_doc, members, members_doc, _ in rows:
         share = percent(members_doc, members)
@@ -141,16 +168,18 @@ def self_test():
         }
 
     sink = open(os.devnull, "w")
-    undocumented = report([graph(None)], 90, "/x", out=sink)
+    named = io.StringIO()
+    undocumented = report([graph(None)], 90, "/x", out=named)
     parameters_only = report([graph(("KeepBox", ["- Parameter value: the value"]))], 90, "/x", out=sink)
     documented = report([graph(("KeepBox", ["Replaces the value kept."]))], 90, "/x", out=sink)
     untyped = graph(("KeepBox", ["Replaces the value kept."]))
     untyped["symbols"][0].pop("docComment")
     type_missing = report([untyped], 0, "/x", out=sink)
-    if undocumented or parameters_only or not documented or type_missing:
+    names_it = "Sources/KeepBox/Box.swift:4: method Box.put(_:)" in named.getvalue()
+    if undocumented or parameters_only or not documented or type_missing or not names_it:
         print("doc_coverage self-test: the coverage bar does not bite", file=sys.stderr)
         return 1
-    print("doc_coverage self-test: an undocumented member or type fails the bar; a documented one passes")
+    print("doc_coverage self-test: an undocumented member or type fails the bar, named; a documented one passes")
     return 0
 
 
