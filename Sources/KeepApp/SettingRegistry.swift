@@ -107,7 +107,7 @@ public enum SettingRegistry {
     /// `keyAccount` settings (by default `openai`/`default`, the ref of ``openaiApiKey``).
     ///
     /// Both settings were checked when they were loaded or set; a value that still does
-    /// not name a slot is reported as `SettingsError/refused(key:reason:)`, never replaced.
+    /// not name a slot is reported as `SettingsError.refused(key:reason:)`, never replaced.
     public static func apiKeyRef(_ settings: SettingsStore) throws(SettingsError) -> SecretRef {
         let slotName = settings.value(keySlot.key)?.string ?? ""
         guard let slot = SecretSlot(rawValue: slotName) else {
@@ -124,7 +124,7 @@ public enum SettingRegistry {
     /// (so no `Authorization` header is built from it).
     ///
     /// Reads the ref ``apiKeyRef(_:)`` names through the whole `SecretsPort`, which a
-    /// settings screen never holds. Throws `SettingsError/secrets(_:)` when the keychain
+    /// settings screen never holds. Throws `SettingsError.secrets(_:)` when the keychain
     /// cannot be reached.
     public static func apiKeyFor(
         secrets: any SecretsPort, settings: SettingsStore

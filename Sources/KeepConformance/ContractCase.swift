@@ -20,8 +20,8 @@ public struct ContractCase<Adapter>: Sendable, CustomStringConvertible {
     public let name: String
     private let body: @Sendable (_ make: Factory, _ expect: Expectation) async throws -> Void
 
-    /// The rule called `name`, checked by `body`, which makes adapters with the factory and states
-    /// what it expects with the expectation (so every failure names this case).
+    /// The rule called `name`, checked by `body`, which makes adapters with the factory and
+    /// states what it expects with the expectation (so every failure names this case).
     public init(
         _ name: String, _ body: @escaping @Sendable (_ make: Factory, _ expect: Expectation) async throws -> Void
     ) {
@@ -98,7 +98,8 @@ public struct Expectation: Sendable {
 public struct ContractViolation: Error, Sendable, Equatable, CustomStringConvertible {
     /// The name of the broken case, exactly as in the contract.
     public let caseName: String
-    /// How the adapter broke it, in words: what was expected and what came back, values summarised.
+    /// How the adapter broke it, in words: what was expected and what came back, values
+    /// summarised.
     public let message: String
 
     /// The violation of the case `caseName`, saying how in `message`.

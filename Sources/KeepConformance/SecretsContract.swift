@@ -29,8 +29,8 @@ public enum SecretsContract {
         cases.first { $0.name == name }
     }
 
-    /// Setting, deleting or reading one account of a slot never touches a sibling account of the
-    /// same slot.
+    /// Setting, deleting or reading one account of a slot never touches a sibling account
+    /// of the same slot.
     public static let bothHalvesOfARefAreTheKey = Case(
         "both halves of a ref are the key: sibling accounts are independent"
     ) { make, expect in
@@ -50,7 +50,8 @@ public enum SecretsContract {
         }
     }
 
-    /// The same account in every slot holds a value of its own; deleting one leaves the others.
+    /// The same account in every slot holds a value of its own; deleting one leaves the
+    /// others.
     public static let twoSlotsNeverShare = Case("two slots never share a secret") { make, expect in
         let secrets = try await make()
         let account = uniqueAccount("shared")
@@ -123,8 +124,8 @@ public enum SecretsContract {
         }
     }
 
-    /// Values with spaces at the ends, line breaks, non-ASCII and 4 KiB read back byte for byte:
-    /// nothing is trimmed or re-encoded.
+    /// Values with spaces at the ends, line breaks, non-ASCII and 4 KiB read back byte for
+    /// byte: nothing is trimmed or re-encoded.
     public static let aValueReadsBackExactly = Case("a secret reads back exactly as stored") { make, expect in
         let secrets = try await make()
         let values = [

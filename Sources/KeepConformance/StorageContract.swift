@@ -30,8 +30,8 @@ public enum StorageContract {
         cases.first { $0.name == name }
     }
 
-    /// A key never written reads as `nil` in every namespace, and an untouched namespace lists
-    /// nothing; neither throws.
+    /// A key never written reads as `nil` in every namespace, and an untouched namespace
+    /// lists nothing; neither throws.
     public static let missingIsNil = Case("a missing key reads as nil, never an error") { make, expect in
         let store = try await make()
         for namespace in Namespace.allCases {
@@ -42,7 +42,8 @@ public enum StorageContract {
         try expect.equal(try await store.read(StorageKey(.chats, "absent")), nil, "read of a sibling never written")
     }
 
-    /// One id in each of the four namespaces holds four values; removing one leaves the others.
+    /// One id in each of the four namespaces holds four values; removing one leaves the
+    /// others.
     public static let namespacesNeverCollide = Case("namespaces never collide") { make, expect in
         let store = try await make()
         for namespace in Namespace.allCases {
@@ -71,8 +72,8 @@ public enum StorageContract {
         try expect.equal(try await store.read(key), "", "read after overwriting with an empty string")
     }
 
-    /// Ten writers overwrite one key with large marked values while a reader reads it: every value
-    /// read is whole (``TornReadProbe``).
+    /// Ten writers overwrite one key with large marked values while a reader reads it:
+    /// every value read is whole (``TornReadProbe``).
     public static let concurrentReaderNeverSeesATornValue = Case(
         "a concurrent reader never sees a torn value"
     ) { make, expect in
@@ -93,8 +94,8 @@ public enum StorageContract {
         try expect.that(!(try await store.listIds(.cache).contains("once")), "a removed id is still listed")
     }
 
-    /// `clear` of one namespace empties it and leaves the others; the namespace can be written
-    /// again afterwards.
+    /// `clear` of one namespace empties it and leaves the others; the namespace can be
+    /// written again afterwards.
     public static let clearEmptiesOneNamespaceOnly = Case("clear empties one namespace only") { make, expect in
         let store = try await make()
         try await store.write(StorageKey(.chats, "c1"), "chat one")
@@ -125,8 +126,8 @@ public enum StorageContract {
         try expect.that(listed.contains("Chat-A") && listed.contains("chat-a"), "listIds lists both ids: \(listed)")
     }
 
-    /// `listIds` answers every id written, spaces, dots, slashes and non-ASCII included, each once,
-    /// and nothing else (no temp file).
+    /// `listIds` answers every id written, spaces, dots, slashes and non-ASCII included,
+    /// each once, and nothing else (no temp file).
     public static let listIdsIsExactlyTheIdsWritten = Case(
         "listIds returns exactly the ids written, never a temp file"
     ) { make, expect in
@@ -142,7 +143,8 @@ public enum StorageContract {
         }
     }
 
-    /// Line breaks, quotes, a NUL, non-ASCII and a 1 MiB value read back exactly as written.
+    /// Line breaks, quotes, a NUL, non-ASCII and a 1 MiB value read back exactly as
+    /// written.
     public static let aValueReadsBackExactly = Case("a value reads back exactly as written") { make, expect in
         let store = try await make()
         let values = [
@@ -156,8 +158,8 @@ public enum StorageContract {
         }
     }
 
-    /// A short value written over a long one reads back as the short one alone, nothing of the old
-    /// value left.
+    /// A short value written over a long one reads back as the short one alone, nothing of
+    /// the old value left.
     public static let anOverwriteReplacesTheWholeValue = Case("an overwrite replaces the whole value") {
         make, expect in
         let store = try await make()
@@ -179,8 +181,8 @@ public enum StorageContract {
         try expect.equal(try await store.read(StorageKey(.drafts, "keep")), "kept", "read of its sibling")
     }
 
-    /// Writing or reading the empty id throws a `StorageError` with code `invalidId`, and nothing
-    /// is listed after.
+    /// Writing or reading the empty id throws a `StorageError` with code `invalidId`, and
+    /// nothing is listed after.
     public static let anEmptyIdIsRefused = Case("an empty id is refused with a typed error") { make, expect in
         let store = try await make()
         let key = StorageKey(.chats, "")

@@ -11,8 +11,8 @@ public enum TornReadProbe {
     public struct Report: Sendable {
         /// How many reads returned a value while the writers wrote.
         public let reads: Int
-        /// Why each bad read was bad (a value that is not whole, or the key read as absent);
-        /// empty when every read was whole.
+        /// Why each bad read was bad (a value that is not whole, or the key read as
+        /// absent); empty when every read was whole.
         public let problems: [String]
     }
 

@@ -3,8 +3,8 @@
 public enum BootResult: Sendable {
     /// The settings loaded: the app can start.
     case ready(AppCore)
-    /// The app cannot start: `reason` to switch on, and `detail`, the underlying error's text, to
-    /// show.
+    /// The app cannot start: `reason` to switch on, and `detail`, the underlying error's
+    /// text, to show.
     case failed(reason: Reason, detail: String)
 
     /// Why a boot failed.

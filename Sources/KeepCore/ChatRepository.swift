@@ -28,7 +28,7 @@ public struct ChatRepository: Sendable {
     ///
     /// A chat that vanishes between the listing and its read is left out; one whose file is
     /// damaged (bytes that are not text, a symbolic link, a directory, a pipe, a file keep may
-    /// not read: `KeepPorts/StorageError/isOneFilesProblem`) or whose contents are not a
+    /// not read: `KeepPorts.StorageError.isOneFilesProblem`) or whose contents are not a
     /// chat goes into ``ChatListing/unreadable``, and the others are read all the same. A
     /// store that cannot be reached (the listing refused, `EIO`) fails the whole scan with
     /// ``ChatError/storage(_:)``: the caller shows that where the list would be.

@@ -24,8 +24,8 @@ public struct SettingDef: Sendable, Identifiable {
     /// Where a secret-flagged setting lives in the keychain; `nil` for a plain setting.
     public let secretRef: SecretRef?
 
-    /// The setting `key`, of the kind `defaultValue` has; a `secretRef` makes it secret-flagged,
-    /// its value only ever in the keychain.
+    /// The setting `key`, of the kind `defaultValue` has; a `secretRef` makes it
+    /// secret-flagged, its value only ever in the keychain.
     public init(
         key: String, defaultValue: SettingValue, label: String, help: String, section: String,
         validator: SettingValidator? = nil, secretRef: SecretRef? = nil

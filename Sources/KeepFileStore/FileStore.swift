@@ -22,13 +22,13 @@ import KeepPorts
 ///   one key never touches another key's file.
 /// - `read` of a key never written is `nil`; a file that is not UTF-8, or that is not a
 ///   regular file (a symbolic link, never followed; a directory; a pipe), is
-///   `StorageError/Code/corrupt`. An empty file is the empty string.
+///   `StorageError.Code.corrupt`. An empty file is the empty string.
 /// - Directories are made only by `write`, only for the four namespaces, mode 0700; files
 ///   are 0600. `read`, `listIds`, `remove` and `clear` never create anything.
 /// - `listIds` lists only names that are canonical encodings: never a temp file, never a
 ///   file someone else put there.
 ///
-/// It refuses, with `StorageError/Code/invalidId`, an empty id and one whose file name
+/// It refuses, with `StorageError.Code.invalidId`, an empty id and one whose file name
 /// would pass 255 bytes. A refused disk (`EACCES`, `EPERM`, `EROFS`) is `.unavailable`, a
 /// full one (`ENOSPC`, `EDQUOT`) `.full`; every error names the operation, the path and the
 /// errno. Opening a store removes the temp files of writers that died, never a live one's.

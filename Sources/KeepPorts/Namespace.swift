@@ -10,7 +10,8 @@ public enum Namespace: String, CaseIterable, Sendable, Codable, Comparable {
     case settings
     /// What was typed and not yet sent, one value per chat.
     case drafts
-    /// What can be rebuilt or only marks that something happened (the migration's done-marker).
+    /// What can be rebuilt or only marks that something happened (the migration's
+    /// done-marker).
     case cache
 
     /// The namespace called `name`, or a typed ``StorageError/Code/unknownNamespace`` error.

@@ -31,8 +31,8 @@ public struct SecretsError: Error, Sendable, Equatable, CustomStringConvertible 
     /// What went wrong and what to do, in words; never a value.
     public let detail: String?
 
-    /// The error for `operation` on `ref`; without a `detail`, ``description`` says what the code
-    /// means and what to do.
+    /// The error for `operation` on `ref`; without a `detail`, ``description`` says what
+    /// the code means and what to do.
     public init(code: Code, operation: String, ref: SecretRef? = nil, detail: String? = nil) {
         self.code = code
         self.operation = operation

@@ -17,7 +17,7 @@ import KeepPorts
         private let keys: DerivedKeys
         private let cipher: LibCrypto.Cipher
 
-        /// A sealer under `dataKey`; a typed `SealingError/Code/malformed` error unless it
+        /// A sealer under `dataKey`; a typed `SealingError.Code.malformed` error unless it
         /// is 32 bytes. The caller's copy of the key is not kept: wipe it when done.
         public init(dataKey: [UInt8]) throws(SealingError) {
             guard dataKey.count == LibCrypto.keyCount else {

@@ -3,7 +3,8 @@ import KeepPorts
 #if canImport(CCrypto)
     /// `DataKeySealing` on libcrypto: ``AESGCMSealer``.
     public struct AESGCMSealing: DataKeySealing {
-        /// The sealing mechanism on libcrypto; it holds nothing, each data key makes its own sealer.
+        /// The sealing mechanism on libcrypto; it holds nothing, each data key makes its
+        /// own sealer.
         public init() {}
 
         public var keyCount: Int { LibCrypto.keyCount }

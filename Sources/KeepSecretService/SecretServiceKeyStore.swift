@@ -10,7 +10,7 @@ import KeepPorts
 /// `store` replaces, `load` of a key never stored is `nil`, `delete` of an absent key
 /// succeeds. It throws exactly as ``SecretServiceSecrets`` does: no session bus, no
 /// Secret Service, no default collection and a locked one are each their own
-/// `SecretsError/Code`, never `nil`, never a file.
+/// `SecretsError.Code`, never `nil`, never a file.
 public struct SecretServiceKeyStore: KeyStorePort {
     public var protection: SecretProtection { .osKeyring }
 
@@ -18,7 +18,7 @@ public struct SecretServiceKeyStore: KeyStorePort {
     public let application: String
     private let client: SecretServiceClient
 
-    /// The key store on the user's session bus; throws `SecretsError/Code/invalidRef`
+    /// The key store on the user's session bus; throws `SecretsError.Code.invalidRef`
     /// for an application name that is not 1–64 characters of `A-Z a-z 0-9 . _ -`.
     public init(application: String = "keep") throws(SecretsError) {
         try self.init(bus: .session, application: application)

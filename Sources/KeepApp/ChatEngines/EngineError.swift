@@ -42,8 +42,8 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The line to show.
     public let message: String
 
-    /// The error of kind `code`, shown as `message` (which must hold no key and no question), with
-    /// the HTTP status where there is one.
+    /// The error of kind `code`, shown as `message` (which must hold no key and no
+    /// question), with the HTTP status where there is one.
     public init(_ code: Code, status: Int? = nil, _ message: String) {
         self.code = code
         self.status = status

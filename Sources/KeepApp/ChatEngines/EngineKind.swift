@@ -23,8 +23,8 @@ public struct EngineKind: Sendable {
         public let settings: SettingsStore
         /// The keychain the engine reads its key from, when it needs one.
         public let secrets: any SecretsPort
-        /// Why no keyring answers this run, or `nil` when one does: an engine names it rather than
-        /// advising to store a key.
+        /// Why no keyring answers this run, or `nil` when one does: an engine names it
+        /// rather than advising to store a key.
         public let keyringUnavailable: SecretsError?
     }
 

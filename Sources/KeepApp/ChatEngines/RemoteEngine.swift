@@ -59,8 +59,8 @@ public struct RemoteEngine: ChatEngine {
     /// How many same-origin redirects (307, 308) one request follows.
     static let redirectLimit = 5
 
-    /// The engine for the server at `baseURL`. `readKey` is called once per request and answers the
-    /// key, or `nil` for none; nothing is sent until ``reply(to:receive:)``.
+    /// The engine for the server at `baseURL`. `readKey` is called once per request and
+    /// answers the key, or `nil` for none; nothing is sent until ``reply(to:receive:)``.
     public init(
         baseURL: String, model: String, temperature: Double, keyRef: SecretRef, idleTimeout: TimeInterval = 300,
         keyOverHttpHosts: [String] = [], answerLimit: Int = defaultAnswerLimit,

@@ -48,7 +48,7 @@ public struct ChatIndex: Sendable {
 
     // MARK: - Listing
 
-    /// Every chat, as `ChatRepository/scan()` would list it, from the index where the
+    /// Every chat, as `ChatRepository.scan()` would list it, from the index where the
     /// chat's file has not changed since it was indexed. Throws only what a scan would.
     public func listing() async throws(ChatError) -> ChatSummaryListing {
         let refreshed = try await refresh(withText: false)
@@ -58,8 +58,8 @@ public struct ChatIndex: Sendable {
     // MARK: - Search
 
     /// Every message containing `text` (ignoring case and accents), newest chat first, in
-    /// message order within a chat, as `ChatRepository/search(_:)` answers; chats that
-    /// cannot be read are not searched. Throws `ChatError/emptySearch` for blank `text`.
+    /// message order within a chat, as `ChatRepository.search(_:)` answers; chats that
+    /// cannot be read are not searched. Throws `ChatError.emptySearch` for blank `text`.
     public func search(_ text: String) async throws(ChatError) -> [ChatMatch] {
         guard !text.allSatisfy(\.isWhitespace) else { throw .emptySearch }
         let refreshed = try await refresh(withText: true)

@@ -15,9 +15,9 @@ import KeepPorts
 /// - ``boot()``: the settings loaded (KeepCore's `boot`), or the failure for the crash
 ///   screen.
 /// - ``engine(for:)`` and ``turns(on:)``: the chosen engine, and the turn runner on it.
-/// - ``kept(creating:)``: kept data (readings, markers, preferences), sealed in `kept.sqlite`
-///   under the key the keyring holds, or in memory when nothing may be kept; see
-///   ``KeptData``. Its notices go to `warn`.
+/// - ``kept(creating:)``: kept data (readings, markers, preferences), sealed in
+///   `kept.sqlite` under the key the keyring holds, or in memory when nothing may be kept;
+///   see ``KeptData``. Its notices go to `warn`.
 public actor Composition {
     /// The engine a fresh install starts on.
     public static let defaultEngine = EngineCatalog.defaultKind.id
@@ -84,7 +84,7 @@ public actor Composition {
     }
 
     /// The booted app core, or why it could not boot: a store that cannot be opened or
-    /// whose settings cannot be read is `BootResult/failed(reason:detail:)`.
+    /// whose settings cannot be read is `BootResult.failed(reason:detail:)`.
     public func boot() async -> BootResult {
         if let booted { return booted }
         let result: BootResult

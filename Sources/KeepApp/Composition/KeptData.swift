@@ -7,8 +7,8 @@ import KeepSealed
 /// their stores, and the truth about where they keep: sealed in `<root>/kept.sqlite`, or
 /// only in this process's memory, and why.
 ///
-/// `open(root:keys:keyringUnavailable:http:warn:)` is the launch of kept data, run once per process by the
-/// composition root: the vault decides (the key from the keyring, made on first use;
+/// `open(root:keys:keyringUnavailable:http:warn:)` is the launch of kept data, run once
+/// per process by the composition root: the vault decides (the key from the keyring, made on first use;
 /// after a key loss, the unreadable rows deleted and a notice told once), each owner's
 /// migrations run, and each owner prunes its readings by the retention and rewrites
 /// preferences of an older shape. When nothing may be kept (no secure store for the key,

@@ -21,8 +21,8 @@ public struct SecretsBackend: Sendable {
     /// anywhere else.
     public let keyringRefusal: SecretsError?
 
-    /// The backend on `secrets` and `keyStore` (one mechanism), with why the keyring is not used or
-    /// refused, when it is so.
+    /// The backend on `secrets` and `keyStore` (one mechanism), with why the keyring is not
+    /// used or refused, when it is so.
     public init(
         secrets: any SecretsPort, keyStore: any KeyStorePort, keyringUnavailable: SecretsError? = nil,
         environmentKeys: [String] = [], keyringRefusal: SecretsError? = nil

@@ -14,8 +14,8 @@ public struct TurnOptions: Sendable, Equatable {
     /// The `system` setting: for a chat with no system prompt of its own.
     public var defaultSystem: String?
 
-    /// The options of a turn; with none given, the engine's settings and the chat's own system
-    /// prompt apply.
+    /// The options of a turn; with none given, the engine's settings and the chat's own
+    /// system prompt apply.
     public init(engine: EngineOptions = EngineOptions(), system: String? = nil, defaultSystem: String? = nil) {
         self.engine = engine
         self.system = system

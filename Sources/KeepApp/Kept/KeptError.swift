@@ -42,8 +42,8 @@ public struct KeptError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The sealer's own error, when sealing or opening failed.
     public let sealing: SealingError?
 
-    /// The error of kind `code` while doing `operation`, saying what went wrong in `detail` (never
-    /// a kept value), with the database's or the sealer's own error when one failed.
+    /// The error of kind `code` while doing `operation`, saying what went wrong in `detail`
+    /// (never a kept value), with the database's or the sealer's own error when one failed.
     public init(
         _ code: Code, operation: String, detail: String, database: SQLiteError? = nil, sealing: SealingError? = nil
     ) {

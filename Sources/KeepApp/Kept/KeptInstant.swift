@@ -10,7 +10,8 @@ public struct KeptInstant: Hashable, Comparable, Sendable, CustomStringConvertib
     /// Whole milliseconds since 1970-01-01 UTC: what a store writes and reads back.
     public let millisecondsSince1970: Int64
 
-    /// The instant `millisecondsSince1970` milliseconds after 1970, as a store reads it back.
+    /// The instant `millisecondsSince1970` milliseconds after 1970, as a store reads it
+    /// back.
     public init(millisecondsSince1970: Int64) {
         self.millisecondsSince1970 = millisecondsSince1970
     }

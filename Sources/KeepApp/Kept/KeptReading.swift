@@ -13,7 +13,8 @@ public struct KeptReading<Value: Sendable & Equatable>: Sendable, Equatable {
     /// True when it was read from the server in this run; false when it was kept.
     public let isFresh: Bool
 
-    /// `value`, read at `readAt`, fresh from the server in this run or kept from an earlier one.
+    /// `value`, read at `readAt`, fresh from the server in this run or kept from an earlier
+    /// one.
     public init(value: Value, readAt: Date, isFresh: Bool) {
         self.value = value
         self.readAt = readAt

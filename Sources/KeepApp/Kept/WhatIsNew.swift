@@ -36,7 +36,8 @@ public struct WhatIsNew: Sendable, Equatable {
         }
     }
 
-    /// What is new about `about`, from `owner`: `items` of `kind`, from the reading at `readAt`.
+    /// What is new about `about`, from `owner`: `items` of `kind`, from the reading at
+    /// `readAt`.
     public init(
         owner: KeptOwner, about: String, kind: String, items: [String], readAt: Date, isFirstLook: Bool, newest: Mark
     ) {

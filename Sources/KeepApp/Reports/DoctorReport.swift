@@ -13,8 +13,8 @@
 public struct DoctorReport: Codable, Sendable, Equatable {
     /// How a check came out.
     public enum Status: String, Codable, Sendable, Equatable {
-        /// `ok`: as it should be; `note`: worth knowing, nothing to do; `problem`: something needs the
-        /// user.
+        /// `ok`: as it should be; `note`: worth knowing, nothing to do; `problem`:
+        /// something needs the user.
         case ok, note, problem
     }
 
@@ -29,7 +29,8 @@ public struct DoctorReport: Codable, Sendable, Equatable {
         /// What to do, when there is something to do.
         public let advice: String?
 
-        /// The check `name`, with `status` and `detail`, and `advice` when the user can act.
+        /// The check `name`, with `status` and `detail`, and `advice` when the user can
+        /// act.
         public init(_ name: String, _ status: Status, _ detail: String, advice: String? = nil) {
             self.name = name
             self.status = status

@@ -68,16 +68,17 @@ public struct EnginesReport: Codable, Sendable, Equatable {
     public let kept: Bool
     /// Where kept data lives, or why nothing is kept.
     public let keptStatus: String
-    /// How long readings are kept, in words (`30 days`); left out when the kept choice cannot be
-    /// read.
+    /// How long readings are kept, in words (`30 days`); left out when the kept choice
+    /// cannot be read.
     public let retention: String?
-    /// The same as a number of days; left out when readings are kept until the server is forgotten.
+    /// The same as a number of days; left out when readings are kept until the server is
+    /// forgotten.
     public let retentionDays: Int?
     /// Every server with a kept reading.
     public let servers: [Server]
 
-    /// The report of `readings` as seen at `now`, the server `current` (the `baseUrl` setting's)
-    /// marked, under the kept-data `kept` status and `retention`.
+    /// The report of `readings` as seen at `now`, the server `current` (the `baseUrl`
+    /// setting's) marked, under the kept-data `kept` status and `retention`.
     public init(
         kept: KeptData.Status, retention: Retention?, readings: [ServerReadings], current: ServerAddress?, now: Date
     ) {

@@ -31,8 +31,8 @@ public struct SearchReport: Codable, Sendable, Equatable {
     /// Each message that contains the text, newest chat first.
     public let matches: [Match]
 
-    /// The report of a search for `text` that found `matches`, each shown by the line of it that
-    /// matched.
+    /// The report of a search for `text` that found `matches`, each shown by the line of it
+    /// that matched.
     public init(text: String, matches: [ChatMatch]) {
         self.text = text
         self.matches = matches.map {

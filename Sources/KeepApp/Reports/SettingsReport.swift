@@ -37,7 +37,8 @@ public struct SettingsReport: Codable, Sendable, Equatable {
         public let kind: String
         /// What the setting accepts, in words.
         public let rule: String
-        /// Whether it is secret-flagged: its value is only ever in the keychain, and never shown.
+        /// Whether it is secret-flagged: its value is only ever in the keychain, and never
+        /// shown.
         public let secret: Bool
         /// The value in use: the choice, else the default.
         public let value: ReportValue?
@@ -110,7 +111,8 @@ public struct SettingsReport: Codable, Sendable, Equatable {
 
     /// Every setting, in display order.
     public let settings: [Row]
-    /// The key the remote engine would send; left out when the key settings cannot name one.
+    /// The key the remote engine would send; left out when the key settings cannot name
+    /// one.
     public let key: Key?
     /// Where keys are kept, and how well.
     public let secrets: Secrets

@@ -22,7 +22,8 @@ public struct UsageReport: Codable, Sendable, Equatable {
         public var model: String?
         /// How many answers the model gave.
         public var answers = 0
-        /// How many of them came with no usage from the server; their tokens are not in the sums.
+        /// How many of them came with no usage from the server; their tokens are not in the
+        /// sums.
         public var uncounted = 0
         /// Tokens of the conversations sent, summed.
         public var prompt = 0

@@ -23,7 +23,8 @@ public struct ModelList: Sendable, Equatable {
 
     /// In the order the server lists them.
     public let models: [Model]
-    /// When this list's memory begins: a model first seen then may have been listed long before.
+    /// When this list's memory begins: a model first seen then may have been listed long
+    /// before.
     public let since: KeptInstant
 
     /// The list of `models`, remembered since `since`.
