@@ -39,23 +39,29 @@ public actor BlobSnapshot: StoragePort {
         self.calls = calls
     }
 
+    /// The member's value from the snapshot (the file read on the first call), or `nil`
+    /// when there is none.
     public func read(_ key: StorageKey) throws(StorageError) -> String? {
         guard let member = try load().members[key] else { return nil }
         return try BlobDocument.value(of: member, path: path)
     }
 
+    /// The ids of Keep's members in `namespace`, from the snapshot.
     public func listIds(_ namespace: Namespace) throws(StorageError) -> [String] {
         try load().ids[namespace] ?? []
     }
 
+    /// Refused with `unavailable`: a migration never changes its source.
     public func write(_ key: StorageKey, _ value: String) throws(StorageError) {
         throw refused("write")
     }
 
+    /// Refused with `unavailable`: a migration never changes its source.
     public func remove(_ key: StorageKey) throws(StorageError) {
         throw refused("remove")
     }
 
+    /// Refused with `unavailable`: a migration never changes its source.
     public func clear(_ namespace: Namespace) throws(StorageError) {
         throw refused("clear")
     }

@@ -65,6 +65,9 @@ public struct FileStore: StoragePort {
         }
     }
 
+    /// The value in the key's file, or `nil` when there is no file; a file that is not
+    /// UTF-8 or not a regular file (a symbolic link is never followed) is `corrupt`.
+    /// Creates nothing.
     public func read(_ key: StorageKey) async throws(StorageError) -> String? {
         let path = try self.path(key, "read")
         let bytes: [UInt8]
@@ -85,11 +88,16 @@ public struct FileStore: StoragePort {
         return value
     }
 
+    /// Replaces the key's file durably: a temp file written and flushed, renamed over the
+    /// old one, the directory flushed. When it returns the value survives a crash; when it
+    /// throws, the key holds the whole old or the whole new value.
     public func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         let name = try IdEncoding.fileName(for: key, operation: "write")
         try await writer.replace(in: directory(key.namespace), name: name, bytes: Array(value.utf8))
     }
 
+    /// Removes the key's file and flushes its directory, so a power cut cannot bring the
+    /// value back; an absent key is fine.
     public func remove(_ key: StorageKey) async throws(StorageError) {
         let path = try self.path(key, "remove")
         let directory = directory(key.namespace)
@@ -104,10 +112,14 @@ public struct FileStore: StoragePort {
         }
     }
 
+    /// The ids stored in `namespace`, decoded from the canonical file names only: never a
+    /// temp file, never a file someone else put there. Creates nothing.
     public func listIds(_ namespace: Namespace) async throws(StorageError) -> [String] {
         try names(in: namespace).map(\.id)
     }
 
+    /// Removes every value of `namespace` and flushes its directory; the other namespaces
+    /// are not touched.
     public func clear(_ namespace: Namespace) async throws(StorageError) {
         let directory = directory(namespace)
         let entries = try names(in: namespace)

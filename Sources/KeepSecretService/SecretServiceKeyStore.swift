@@ -12,6 +12,7 @@ import KeepPorts
 /// Secret Service, no default collection and a locked one are each their own
 /// `SecretsError.Code`, never `nil`, never a file.
 public struct SecretServiceKeyStore: KeyStorePort {
+    /// `osKeyring`: encrypted at rest with the login password, and not hardware.
     public var protection: SecretProtection { .osKeyring }
 
     /// The value of every item's `app` attribute.
@@ -40,16 +41,20 @@ public struct SecretServiceKeyStore: KeyStorePort {
         try await client.checkAvailable(operation: "connect")
     }
 
+    /// The key's bytes from its item, or `nil` when no item holds it; a keyring that cannot
+    /// be asked throws, never answers `nil`.
     public func load(_ name: KeyName) async throws(SecretsError) -> [UInt8]? {
         try await client.read(query(name), operation: "load of key \(name)", ref: nil)
     }
 
+    /// Creates or replaces the one item for `name`, holding `key` as raw bytes.
     public func store(_ name: KeyName, _ key: [UInt8]) async throws(SecretsError) {
         try await client.write(
             query(name), label: "\(application): app key \(name)", .bytes(key), operation: "store of key \(name)",
             ref: nil)
     }
 
+    /// Deletes the item for `name`; an absent key is fine.
     public func delete(_ name: KeyName) async throws(SecretsError) {
         try await client.remove(query(name), operation: "delete of key \(name)", ref: nil)
     }

@@ -26,6 +26,7 @@ import KeepPorts
 /// Making one touches nothing: it connects on its first call, and again after the service
 /// went away. libsecret blocks, so its calls run on a serial queue of their own.
 public struct SecretServiceSecrets: SecretsPort {
+    /// `osKeyring`: encrypted at rest with the login password, and not hardware.
     public var protection: SecretProtection { .osKeyring }
 
     /// The value of every item's `app` attribute.
@@ -58,10 +59,15 @@ public struct SecretServiceSecrets: SecretsPort {
         try await client.checkAvailable(operation: "connect")
     }
 
+    /// Whether an item holds `ref`, from a search that loads no secret: the value never
+    /// crosses D-Bus.
     public func has(_ ref: SecretRef) async throws(SecretsError) -> Bool {
         try await client.has(query(ref), operation: "has", ref: ref)
     }
 
+    /// The secret of `ref`, fetched over libsecret's encrypted session (libsecret's copy
+    /// wiped), or `nil` when none is stored; a value that is not UTF-8 is a `backend`
+    /// error.
     public func get(_ ref: SecretRef) async throws(SecretsError) -> String? {
         guard let bytes = try await client.read(query(ref), operation: "get", ref: ref) else { return nil }
         guard let value = String(validating: bytes, as: UTF8.self) else {
@@ -72,10 +78,13 @@ public struct SecretServiceSecrets: SecretsPort {
         return value
     }
 
+    /// Creates or replaces the one item for `ref`, never a second one.
     public func set(_ ref: SecretRef, _ value: String) async throws(SecretsError) {
         try await client.write(query(ref), label: label(ref), .text(value), operation: "set", ref: ref)
     }
 
+    /// Deletes the item for `ref`, and only an item that is exactly the ref's; an absent
+    /// secret is fine.
     public func delete(_ ref: SecretRef) async throws(SecretsError) {
         try await client.remove(query(ref), operation: "delete", ref: ref)
     }
