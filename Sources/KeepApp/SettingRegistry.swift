@@ -14,26 +14,31 @@ public enum SettingRegistry {
             + "The engine you pick is remembered for the next launch.",
         section: "Engine", validator: .oneOf(EngineCatalog.all.map(\EngineKind.id)))
 
+    /// The server the remote engine asks: its base URL, http or https.
     public static let baseUrl = SettingDef(
         key: "baseUrl", defaultValue: .string("http://127.0.0.1:8080/v1"), label: "Server URL",
         help: "Where the remote engine sends chat completions: the server's base URL, http or https.",
         section: "Engine", validator: .httpURL)
 
+    /// The model name the remote engine asks for.
     public static let model = SettingDef(
         key: "model", defaultValue: .string("default"), label: "Model",
         help: "The model name the remote engine asks the server for.", section: "Engine", validator: .nonEmpty)
 
+    /// The remote engine's temperature, 0 to 2.
     public static let temperature = SettingDef(
         key: "temperature", defaultValue: .number(0.7), label: "Temperature",
         help: "How adventurous the remote engine's answers are, from 0 (plain) to 2 (wild).", section: "Engine",
         validator: .number(in: 0...2))
 
+    /// The system prompt for a chat with none of its own; empty sends none.
     public static let system = SettingDef(
         key: "system", defaultValue: .string(""), label: "System prompt",
         help: "Instructions sent ahead of every chat that has no system prompt of its own (`keep ask --system` "
             + "and /system give a chat its own). Empty sends none.",
         section: "Engine")
 
+    /// The most tokens an answer may have; 0 leaves it to the server.
     public static let maxTokens = SettingDef(
         key: "maxTokens", defaultValue: .number(0), label: "Max tokens",
         help: "The most tokens the remote engine may answer with (max_tokens); 0 leaves it to the server. "
@@ -43,33 +48,39 @@ public enum SettingRegistry {
     /// The largest `maxTokens` (and `-t`) keep accepts.
     public static let maxTokensLimit = 10_000_000
 
+    /// The keychain slot the remote engine's key is read from.
     public static let keySlot = SettingDef(
         key: "keySlot", defaultValue: .string(SecretSlot.openai.rawValue), label: "Key slot",
         help: "Which keychain slot holds the API key the remote engine sends.", section: "Keys",
         validator: .oneOf(SecretSlot.allCases.map(\.rawValue)))
 
+    /// The account within ``keySlot``, for more than one key per provider.
     public static let keyAccount = SettingDef(
         key: "keyAccount", defaultValue: .string("default"), label: "Key account",
         help: "Which account within the key slot to use, for more than one key per provider.", section: "Keys",
         validator: .nonEmpty)
 
+    /// The one secret setting: the key at `openai`/`default`, only ever in the keychain.
     public static let openaiApiKey = SettingDef(
         key: "openaiApiKey", defaultValue: .string(""), label: "OpenAI API key",
         help: "Sent to the remote engine. Kept in the keychain, never in the settings file, and never shown back.",
         section: "Keys", secretRef: SecretRef(.openai, account: "default"))
 
+    /// Whether the interactive chat keeps the questions typed (``QuestionHistory``).
     public static let chatHistory = SettingDef(
         key: "chatHistory", defaultValue: .bool(true), label: "Question history",
         help: "Whether the interactive chat keeps the lines you type (file history in the data root, 0600) so "
             + "Up and Ctrl-R find them after a relaunch. false keeps none and removes the file.",
         section: "Chat")
 
+    /// The hosts that may get the key over plain http, comma-separated (``CleartextRule``).
     public static let keyOverHttpHosts = SettingDef(
         key: "keyOverHttpHosts", defaultValue: .string(""), label: "Key over plain http to",
         help: "Hosts on a network you trust that may get the API key over plain http (comma-separated). "
             + "Otherwise keep sends a key over http only to this machine (localhost, 127.0.0.0/8, ::1).",
         section: "Keys", validator: .hostList)
 
+    /// The most an answer may take, in MiB (1 to 1024).
     public static let answerLimitMiB = SettingDef(
         key: "answerLimitMiB", defaultValue: .number(8), label: "Answer size limit (MiB)",
         help: "The most a server's answer may take, in MiB; a longer answer ends the turn with a message.",
@@ -96,7 +107,7 @@ public enum SettingRegistry {
     /// `keyAccount` settings (by default `openai`/`default`, the ref of ``openaiApiKey``).
     ///
     /// Both settings were checked when they were loaded or set; a value that still does
-    /// not name a slot is reported as ``SettingsError/refused(key:reason:)``, never replaced.
+    /// not name a slot is reported as `SettingsError.refused(key:reason:)`, never replaced.
     public static func apiKeyRef(_ settings: SettingsStore) throws(SettingsError) -> SecretRef {
         let slotName = settings.value(keySlot.key)?.string ?? ""
         guard let slot = SecretSlot(rawValue: slotName) else {
@@ -112,8 +123,8 @@ public enum SettingRegistry {
     /// The API key the remote engine sends, or `nil` when none is stored or it is empty
     /// (so no `Authorization` header is built from it).
     ///
-    /// Reads the ref ``apiKeyRef(_:)`` names through the whole ``SecretsPort``, which a
-    /// settings screen never holds. Throws ``SettingsError/secrets(_:)`` when the keychain
+    /// Reads the ref ``apiKeyRef(_:)`` names through the whole `SecretsPort`, which a
+    /// settings screen never holds. Throws `SettingsError.secrets(_:)` when the keychain
     /// cannot be reached.
     public static func apiKeyFor(
         secrets: any SecretsPort, settings: SettingsStore

@@ -6,27 +6,34 @@ import KeepPorts
 /// The contract must fail on exactly the case named by ``SecretsFlaw/breaks`` and pass
 /// every other case.
 public actor BrokenSecrets: SecretsPort {
+    /// `processMemory`: it holds its secrets in memory only.
     public nonisolated let protection: SecretProtection = .processMemory
     private let flaw: SecretsFlaw
     private var values: [String: String] = [:]
 
+    /// An empty secrets store with `flaw`, and otherwise correct.
     public init(_ flaw: SecretsFlaw) {
         self.flaw = flaw
     }
 
+    /// Whether a value is stored for the ref (for the slot alone with `slotOnly`).
     public func has(_ ref: SecretRef) -> Bool {
         values[slot(ref)] != nil
     }
 
+    /// The value stored for the ref (for the slot alone with `slotOnly`), or `nil`.
     public func get(_ ref: SecretRef) -> String? {
         values[slot(ref)]
     }
 
+    /// Stores the value, except with `emptyIsAbsent`: an empty value is stored as nothing.
     public func set(_ ref: SecretRef, _ value: String) {
         // `value || nil`: an empty key stored as nothing.
         values[slot(ref)] = flaw == .emptyIsAbsent && value.isEmpty ? nil : value
     }
 
+    /// Deletes the value, except with `deleteAbsentThrows`: deleting an absent secret
+    /// throws.
     public func delete(_ ref: SecretRef) throws(SecretsError) {
         if flaw == .deleteAbsentThrows, values[slot(ref)] == nil {
             throw SecretsError(code: .backend, operation: "delete", ref: ref, detail: "no such item")

@@ -12,10 +12,14 @@ public actor BrokenStorage: StoragePort {
     /// Values by namespace and id; by id alone when namespaces collide.
     private var values: [String: String] = [:]
 
+    /// An empty store with `flaw`, and otherwise correct.
     public init(_ flaw: StorageFlaw) {
         self.flaw = flaw
     }
 
+    /// As the contract asks, except as the flaw says: with `missingIsUndefined` a key in a
+    /// namespace never written throws instead of reading as `nil`; with `namespacesCollide`
+    /// or `idsFoldedToLowerCase` two keys read one value.
     public func read(_ key: StorageKey) throws(StorageError) -> String? {
         let id = try check(key, "read")
         if flaw == .missingIsUndefined, listing[key.namespace] == nil {
@@ -25,6 +29,9 @@ public actor BrokenStorage: StoragePort {
         return values[slot(key.namespace, id)]
     }
 
+    /// As the contract asks, except as the flaw says: an empty value stored as nothing, a
+    /// value written in visible pieces, a stale copy written back, a temp name left listed,
+    /// or two keys sharing one value.
     public func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         let id = try check(key, "write")
         listing[key.namespace, default: []].insert(id)
@@ -60,6 +67,8 @@ public actor BrokenStorage: StoragePort {
         values[slot(key.namespace, id)] = value
     }
 
+    /// As the contract asks, except with `removeAbsentThrows`: removing an absent key
+    /// throws.
     public func remove(_ key: StorageKey) throws(StorageError) {
         let id = try check(key, "remove")
         if flaw == .removeAbsentThrows, values[slot(key.namespace, id)] == nil {
@@ -69,10 +78,13 @@ public actor BrokenStorage: StoragePort {
         listing[key.namespace]?.remove(id)
     }
 
+    /// Every id written, and with `tempFileListed` a temp name too.
     public func listIds(_ namespace: Namespace) -> [String] {
         Array(listing[namespace] ?? [])
     }
 
+    /// As the contract asks, except with `clearCrossesNamespaces`: every namespace is
+    /// emptied.
     public func clear(_ namespace: Namespace) {
         let cleared = flaw == .clearCrossesNamespaces ? Namespace.allCases : [namespace]
         for namespace in cleared {

@@ -13,12 +13,15 @@
 /// }
 /// ```
 public struct ContractCase<Adapter>: Sendable, CustomStringConvertible {
+    /// What a case is handed to make an adapter: each call returns a fresh, isolated one.
     public typealias Factory = @Sendable () async throws -> Adapter
 
     /// The rule as a sentence: `"an empty string is a value, not an absence"`.
     public let name: String
     private let body: @Sendable (_ make: Factory, _ expect: Expectation) async throws -> Void
 
+    /// The rule called `name`, checked by `body`, which makes adapters with the factory and
+    /// states what it expects with the expectation (so every failure names this case).
     public init(
         _ name: String, _ body: @escaping @Sendable (_ make: Factory, _ expect: Expectation) async throws -> Void
     ) {
@@ -42,6 +45,7 @@ public struct ContractCase<Adapter>: Sendable, CustomStringConvertible {
 
 /// What a contract case uses to state what it expects; each failure names the case.
 public struct Expectation: Sendable {
+    /// The name of the case whose expectations these are; every violation carries it.
     public let caseName: String
 
     /// Throws a violation of this case with `message` unless `condition` holds.
@@ -94,8 +98,11 @@ public struct Expectation: Sendable {
 public struct ContractViolation: Error, Sendable, Equatable, CustomStringConvertible {
     /// The name of the broken case, exactly as in the contract.
     public let caseName: String
+    /// How the adapter broke it, in words: what was expected and what came back, values
+    /// summarised.
     public let message: String
 
+    /// The violation of the case `caseName`, saying how in `message`.
     public init(caseName: String, message: String) {
         self.caseName = caseName
         self.message = message

@@ -79,7 +79,9 @@ public final class Daemon: @unchecked Sendable {
 
 /// A daemon never printed what a test waited for.
 public struct DaemonTimeout: Error, CustomStringConvertible {
+    /// The text the test waited for the daemon to print.
     public let text: String
+    /// How long it waited, in seconds.
     public let seconds: Double
 
     public var description: String { "gave up after \(seconds) s waiting for \(String(reflecting: text))" }

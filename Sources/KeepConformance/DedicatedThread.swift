@@ -10,10 +10,12 @@ public final class DedicatedThread: TaskExecutor {
     private let jobs = Mutex<(queue: [UnownedJob], stopped: Bool)>(([], false))
     private let wakeUp = DispatchSemaphore(value: 0)
 
+    /// Starts the thread; it waits for jobs until ``stop()``.
     public init() {
         Thread { self.run() }.start()
     }
 
+    /// Runs `job` on this executor's thread, after the jobs already enqueued.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         jobs.withLock { $0.queue.append(job) }

@@ -13,7 +13,11 @@ import Foundation
 /// A test names the seed in every failure message (``description``), so a failure found by
 /// a long run is reproduced with `KEEP_FUZZ_SEED=<seed>` and the same scale.
 public struct FuzzPlan: Sendable, CustomStringConvertible {
+    /// The seed: `KEEP_FUZZ_SEED` when it is a number, else the test's own; name it in
+    /// every failure message.
     public let seed: UInt64
+    /// How many iterations to run: the test's count times `KEEP_FUZZ_SCALE`, at most
+    /// `Int.max`.
     public let iterations: Int
 
     /// The plan for a test whose normal run is `iterations` iterations from `seed`.

@@ -8,7 +8,10 @@ import Synchronization
 /// Use ``with(unlocked:on:_:)``: it always stops the keyring and the bus it made, whatever
 /// the test does.
 public final class PrivateKeyring: Sendable {
+    /// The test's temporary directory, holding the keyring's home (and the bus's socket,
+    /// when the keyring made its own bus).
     public let directory: TemporaryDirectory
+    /// The bus the keyring answers on: point a client at its environment.
     public let bus: PrivateBus
     /// The keyring's `HOME`, where it keeps its keyring files.
     public let home: String

@@ -47,6 +47,7 @@ public enum RawFileScan {
 
     /// A scan that could not look: it proves nothing either way.
     public struct ScanFailure: Error, CustomStringConvertible {
+        /// What stopped the scan, as the tool said it.
         public let message: String
         public var description: String { "the scan failed: \(message)" }
     }

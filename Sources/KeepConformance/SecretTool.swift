@@ -6,10 +6,12 @@ public struct SecretTool {
     /// The environment it runs in: a private bus's, or this process's (the session keyring).
     public let environment: [String: String]?
 
+    /// The client, run in `environment` (a private bus's), or in this process's when `nil`.
     public init(environment: [String: String]?) {
         self.environment = environment
     }
 
+    /// Whether `secret-tool` is on `PATH`; a test that needs it is skipped without it.
     public static var isInstalled: Bool { ToolRun.isInstalled("secret-tool") }
 
     /// Stores `value` under `attributes` (a dictionary, or name-value pairs in order), as a

@@ -15,6 +15,7 @@ import KeepPorts
 /// }
 /// ```
 public enum SecretsContract {
+    /// A rule of the secrets contract, run against any `SecretsPort`.
     public typealias Case = ContractCase<any SecretsPort>
 
     /// Every case, in the order they are documented.
@@ -28,6 +29,8 @@ public enum SecretsContract {
         cases.first { $0.name == name }
     }
 
+    /// Setting, deleting or reading one account of a slot never touches a sibling account
+    /// of the same slot.
     public static let bothHalvesOfARefAreTheKey = Case(
         "both halves of a ref are the key: sibling accounts are independent"
     ) { make, expect in
@@ -47,6 +50,8 @@ public enum SecretsContract {
         }
     }
 
+    /// The same account in every slot holds a value of its own; deleting one leaves the
+    /// others.
     public static let twoSlotsNeverShare = Case("two slots never share a secret") { make, expect in
         let secrets = try await make()
         let account = uniqueAccount("shared")
@@ -62,6 +67,7 @@ public enum SecretsContract {
         }
     }
 
+    /// A second `set` replaces the first value, a shorter one included.
     public static let anOverwriteReplaces = Case("an overwrite replaces the value") { make, expect in
         let secrets = try await make()
         let ref = SecretRef(.anthropic, account: uniqueAccount("overwrite"))
@@ -72,6 +78,7 @@ public enum SecretsContract {
         }
     }
 
+    /// `""` set is present (`has` is true) and reads back as `""`, never as `nil`.
     public static let anEmptyStringIsAStoredValue = Case("an empty string is a stored value, not an absence") {
         make, expect in
         let secrets = try await make()
@@ -83,6 +90,7 @@ public enum SecretsContract {
         }
     }
 
+    /// `get` of a ref never set answers `nil` and `has` answers false; neither throws.
     public static let aNeverSetSecretIsNil = Case("reading a never-set secret is nil, not an error") {
         make, expect in
         let secrets = try await make()
@@ -91,6 +99,7 @@ public enum SecretsContract {
         try expect.equal(try await secrets.has(ref), false, "has() of a never-set secret")
     }
 
+    /// `delete` of a ref never set, or deleted already, succeeds.
     public static let deletingAnAbsentSecretSucceeds = Case("deleting an absent secret succeeds") { make, expect in
         let secrets = try await make()
         let ref = SecretRef(.openrouter, account: uniqueAccount("absent"))
@@ -101,6 +110,7 @@ public enum SecretsContract {
         try expect.equal(try await secrets.has(ref), false, "has() after deleting twice")
     }
 
+    /// After `delete`, `has` is false and `get` is `nil`.
     public static let aDeletedSecretIsGone = Case("a deleted secret reads as nil and is not present") {
         make, expect in
         let secrets = try await make()
@@ -114,6 +124,8 @@ public enum SecretsContract {
         }
     }
 
+    /// Values with spaces at the ends, line breaks, non-ASCII and 4 KiB read back byte for
+    /// byte: nothing is trimmed or re-encoded.
     public static let aValueReadsBackExactly = Case("a secret reads back exactly as stored") { make, expect in
         let secrets = try await make()
         let values = [

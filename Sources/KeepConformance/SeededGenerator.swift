@@ -3,6 +3,7 @@
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
+    /// The generator that starts from `seed`: the same seed, the same numbers.
     public init(seed: UInt64) {
         state = seed
     }

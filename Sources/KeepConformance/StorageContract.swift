@@ -14,6 +14,7 @@ import KeepPorts
 /// }
 /// ```
 public enum StorageContract {
+    /// A rule of the storage contract, run against any `StoragePort`.
     public typealias Case = ContractCase<any StoragePort>
 
     /// Every case, in the order they are documented.
@@ -29,6 +30,8 @@ public enum StorageContract {
         cases.first { $0.name == name }
     }
 
+    /// A key never written reads as `nil` in every namespace, and an untouched namespace
+    /// lists nothing; neither throws.
     public static let missingIsNil = Case("a missing key reads as nil, never an error") { make, expect in
         let store = try await make()
         for namespace in Namespace.allCases {
@@ -39,6 +42,8 @@ public enum StorageContract {
         try expect.equal(try await store.read(StorageKey(.chats, "absent")), nil, "read of a sibling never written")
     }
 
+    /// One id in each of the four namespaces holds four values; removing one leaves the
+    /// others.
     public static let namespacesNeverCollide = Case("namespaces never collide") { make, expect in
         let store = try await make()
         for namespace in Namespace.allCases {
@@ -55,6 +60,7 @@ public enum StorageContract {
             "settings/shared after removing chats/shared")
     }
 
+    /// `""` written reads back as `""`, is listed, and can be written again over text.
     public static let emptyStringIsAValue = Case("an empty string is a value, not an absence") { make, expect in
         let store = try await make()
         let key = StorageKey(.drafts, "blank")
@@ -66,6 +72,8 @@ public enum StorageContract {
         try expect.equal(try await store.read(key), "", "read after overwriting with an empty string")
     }
 
+    /// Ten writers overwrite one key with large marked values while a reader reads it:
+    /// every value read is whole (``TornReadProbe``).
     public static let concurrentReaderNeverSeesATornValue = Case(
         "a concurrent reader never sees a torn value"
     ) { make, expect in
@@ -76,6 +84,7 @@ public enum StorageContract {
             "\(report.problems.count) of \(report.reads) reads were torn, the first: \(report.problems.first ?? "")")
     }
 
+    /// `remove` of a key never written, or removed already, succeeds.
     public static let removingAnAbsentKeySucceeds = Case("removing an absent key succeeds") { make, expect in
         let store = try await make()
         try await store.remove(StorageKey(.cache, "never-written"))
@@ -85,6 +94,8 @@ public enum StorageContract {
         try expect.that(!(try await store.listIds(.cache).contains("once")), "a removed id is still listed")
     }
 
+    /// `clear` of one namespace empties it and leaves the others; the namespace can be
+    /// written again afterwards.
     public static let clearEmptiesOneNamespaceOnly = Case("clear empties one namespace only") { make, expect in
         let store = try await make()
         try await store.write(StorageKey(.chats, "c1"), "chat one")
@@ -102,6 +113,7 @@ public enum StorageContract {
         try expect.equal(try await store.read(StorageKey(.chats, "c3")), "after clear", "a write after clear")
     }
 
+    /// `Chat-A` and `chat-a` are two keys with two values, both listed.
     public static let idsDifferingOnlyInCaseAreDifferent = Case(
         "ids differing only in case are different keys"
     ) { make, expect in
@@ -114,6 +126,8 @@ public enum StorageContract {
         try expect.that(listed.contains("Chat-A") && listed.contains("chat-a"), "listIds lists both ids: \(listed)")
     }
 
+    /// `listIds` answers every id written, spaces, dots, slashes and non-ASCII included,
+    /// each once, and nothing else (no temp file).
     public static let listIdsIsExactlyTheIdsWritten = Case(
         "listIds returns exactly the ids written, never a temp file"
     ) { make, expect in
@@ -129,6 +143,8 @@ public enum StorageContract {
         }
     }
 
+    /// Line breaks, quotes, a NUL, non-ASCII and a 1 MiB value read back exactly as
+    /// written.
     public static let aValueReadsBackExactly = Case("a value reads back exactly as written") { make, expect in
         let store = try await make()
         let values = [
@@ -142,6 +158,8 @@ public enum StorageContract {
         }
     }
 
+    /// A short value written over a long one reads back as the short one alone, nothing of
+    /// the old value left.
     public static let anOverwriteReplacesTheWholeValue = Case("an overwrite replaces the whole value") {
         make, expect in
         let store = try await make()
@@ -151,6 +169,7 @@ public enum StorageContract {
         try expect.equal(try await store.read(key), "short", "read after overwriting a long value with a short one")
     }
 
+    /// A removed key reads as `nil` and is not listed; its sibling stays.
     public static let aRemovedKeyIsGone = Case("a removed key reads as nil and is not listed") { make, expect in
         let store = try await make()
         try await store.write(StorageKey(.drafts, "keep"), "kept")
@@ -162,6 +181,8 @@ public enum StorageContract {
         try expect.equal(try await store.read(StorageKey(.drafts, "keep")), "kept", "read of its sibling")
     }
 
+    /// Writing or reading the empty id throws a `StorageError` with code `invalidId`, and
+    /// nothing is listed after.
     public static let anEmptyIdIsRefused = Case("an empty id is refused with a typed error") { make, expect in
         let store = try await make()
         let key = StorageKey(.chats, "")
@@ -175,6 +196,7 @@ public enum StorageContract {
         try expect.equal(try await store.listIds(.chats), [], "listIds after the refused write")
     }
 
+    /// Two dozen writes to distinct keys at once all read back.
     public static let concurrentWritesToDistinctKeysAllSurvive = Case(
         "concurrent writes to distinct keys all survive"
     ) { make, expect in

@@ -8,6 +8,8 @@ public final class TemporaryDirectory: Sendable {
     /// The directory's absolute path.
     public let path: String
 
+    /// A fresh directory under the system's temp directory, its name starting with
+    /// `prefix`, mode 0700.
     public convenience init(prefix: String = "keep-test") throws {
         try self.init(prefix: prefix, under: FileManager.default.temporaryDirectory.path)
     }

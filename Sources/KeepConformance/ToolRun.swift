@@ -8,6 +8,7 @@ import Foundation
 /// pipe, and nothing it prints (`secret-tool lookup` prints a secret) goes to a file. The
 /// caller is suspended meanwhile, holding no thread.
 public struct ToolRun: Sendable {
+    /// The tool's exit status: 0 for success.
     public let status: Int32
     /// Everything the tool wrote to standard output, as bytes.
     public let outputBytes: Data
@@ -81,10 +82,14 @@ public struct ToolRun: Sendable {
 
 /// A tool a test depends on exited with a failure.
 public struct ToolFailure: Error, CustomStringConvertible {
+    /// What was run, in words.
     public let what: String
+    /// The tool's exit status.
     public let status: Int32
+    /// What the tool wrote to standard error.
     public let errors: String
 
+    /// The failure of `what`, which exited with `status` and said `errors`.
     public init(what: String, status: Int32, errors: String) {
         self.what = what
         self.status = status

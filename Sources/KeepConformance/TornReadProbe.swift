@@ -9,7 +9,10 @@ import Synchronization
 public enum TornReadProbe {
     /// What the reader saw: how many reads returned a value, and why each bad one was bad.
     public struct Report: Sendable {
+        /// How many reads returned a value while the writers wrote.
         public let reads: Int
+        /// Why each bad read was bad (a value that is not whole, or the key read as
+        /// absent); empty when every read was whole.
         public let problems: [String]
     }
 

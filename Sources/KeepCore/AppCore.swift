@@ -13,6 +13,8 @@ public struct AppCore: Sendable {
     /// default the composition root gave ``boot(storage:secrets:defs:defaultEngine:)``.
     public let engineId: String
 
+    /// The core on `settings` and `chats`, starting on the engine `engineId`;
+    /// ``boot(storage:secrets:defs:defaultEngine:)`` is what makes one.
     public init(settings: SettingsStore, chats: ChatRepository, engineId: String) {
         self.settings = settings
         self.chats = chats

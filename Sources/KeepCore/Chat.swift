@@ -8,9 +8,14 @@ import Foundation
 /// storage is decided by ``ChatRepository`` alone.
 public struct Chat: Sendable, Equatable, Identifiable {
     public let id: String
+    /// The chat's title; empty until something names it.
     public var title: String
+    /// The messages, oldest first, in whole turns: a question is never stored without its
+    /// answer.
     public var messages: [ChatMessage]
+    /// When the chat began.
     public var created: Date
+    /// When the chat last changed; listings put the most recent first.
     public var updated: Date
     /// The id of the engine that gave the last answer; `nil` before the first.
     public var engine: String?
@@ -18,6 +23,8 @@ public struct Chat: Sendable, Equatable, Identifiable {
     /// (the `system` setting then applies), `""` when it wants none at all.
     public var system: String?
 
+    /// A chat with `id`, last changed at `updated` (or `created`, when not given). Nothing
+    /// is stored until the repository writes it.
     public init(
         id: String, title: String = "", messages: [ChatMessage] = [], created: Date, updated: Date? = nil,
         engine: String? = nil, system: String? = nil

@@ -5,6 +5,8 @@ public struct ChatListing: Sendable, Equatable {
     /// The chats that could not be read, by id.
     public let unreadable: [UnreadableChat]
 
+    /// The listing of `chats`, as given (the repository orders them), and the chats that
+    /// could not be read.
     public init(chats: [Chat], unreadable: [UnreadableChat]) {
         self.chats = chats
         self.unreadable = unreadable

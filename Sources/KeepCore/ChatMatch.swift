@@ -6,8 +6,10 @@ public struct ChatMatch: Sendable, Equatable {
     public let title: String
     /// Where the message is in the chat.
     public let index: Int
+    /// The message itself, whole.
     public let message: ChatMessage
 
+    /// The match of `message`, at `index` in the chat `chatId` titled `title`.
     public init(chatId: String, title: String, index: Int, message: ChatMessage) {
         self.chatId = chatId
         self.title = title

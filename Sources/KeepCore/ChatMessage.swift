@@ -15,8 +15,11 @@ public struct ChatMessage: Sendable, Equatable {
         case system
     }
 
+    /// Who wrote the message.
     public let role: Role
+    /// What was said, as typed or as answered.
     public let text: String
+    /// When the message was written (the answer's, when it was received).
     public let time: Date
     /// The model that was asked for this answer; `nil` for a question, an engine without
     /// models (echo), or an answer recorded before keep kept it.
@@ -27,6 +30,7 @@ public struct ChatMessage: Sendable, Equatable {
     /// The tokens the server counted for this answer, when it said.
     public let usage: TokenUsage?
 
+    /// A message by `role` at `time`; `model`, `server` and `usage` belong to answers only.
     public init(
         role: Role, text: String, time: Date, model: String? = nil, server: String? = nil, usage: TokenUsage? = nil
     ) {

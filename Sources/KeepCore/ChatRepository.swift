@@ -1,8 +1,8 @@
 import Foundation
 import KeepPorts
 
-/// The chats and their drafts in a ``StoragePort``: the one place that knows how a chat is
-/// written (``ChatFormat``, versioned JSON), so a change of store changes no format.
+/// The chats and their drafts in a `StoragePort`: the one place that knows how a chat is
+/// written (`ChatFormat`, versioned JSON), so a change of store changes no format.
 ///
 /// A chat lives at `chats`/`<id>`; the question of a turn whose answer never came lives at
 /// `drafts`/`<id>` as plain text. Every method throws ``ChatError/storage(_:)`` when the
@@ -28,7 +28,7 @@ public struct ChatRepository: Sendable {
     ///
     /// A chat that vanishes between the listing and its read is left out; one whose file is
     /// damaged (bytes that are not text, a symbolic link, a directory, a pipe, a file keep may
-    /// not read: ``KeepPorts/StorageError/isOneFilesProblem``) or whose contents are not a
+    /// not read: `KeepPorts.StorageError.isOneFilesProblem`) or whose contents are not a
     /// chat goes into ``ChatListing/unreadable``, and the others are read all the same. A
     /// store that cannot be reached (the listing refused, `EIO`) fails the whole scan with
     /// ``ChatError/storage(_:)``: the caller shows that where the list would be.

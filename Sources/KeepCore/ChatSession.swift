@@ -86,8 +86,9 @@ public actor ChatSession {
         }
     }
 
-    /// ``recordTurn(question:answer:engine:)``, answering `nil` instead of throwing when
-    /// the write failed: the indices come from whatever did the write, or not at all.
+    /// ``recordTurn(question:answer:engine:model:server:usage:system:)``, answering `nil`
+    /// instead of throwing when the write failed: the indices come from whatever did the
+    /// write, or not at all.
     @discardableResult
     public func record(question: String, answer: String, engine: String) async -> RecordedTurn? {
         try? await recordTurn(question: question, answer: answer, engine: engine)

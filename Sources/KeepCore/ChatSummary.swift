@@ -7,14 +7,18 @@ import Foundation
 /// that answered last), so a richer format changes nothing here.
 public struct ChatSummary: Sendable, Equatable, Identifiable {
     public let id: String
+    /// The chat's title; empty when it has none.
     public let title: String
+    /// When the chat began.
     public let created: Date
+    /// When the chat last changed.
     public let updated: Date
     /// How many messages (questions and answers) the chat holds.
     public let messageCount: Int
     /// The engine that gave the last answer; `nil` before the first.
     public let engine: String?
 
+    /// A summary with these fields, as a chat index stored them.
     public init(id: String, title: String, created: Date, updated: Date, messageCount: Int, engine: String?) {
         self.id = id
         self.title = title

@@ -10,6 +10,7 @@ public struct MigrationError: Error, Sendable, Equatable, CustomStringConvertibl
     /// Every read, write or listing that failed, each naming its key or namespace.
     public let failures: [StorageError]
 
+    /// The failure of a migration that copied `copied` values and met `failures`.
     public init(copied: Int, failures: [StorageError]) {
         self.copied = copied
         self.failures = failures

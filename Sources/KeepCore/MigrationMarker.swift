@@ -19,6 +19,8 @@ public struct MigrationMarker: Sendable, Equatable, Codable {
     /// file name), each naming the member and why.
     public let skipped: [String]
 
+    /// The marker of a migration that finished at `finished` (ISO 8601), having copied
+    /// `copied` values and skipped `skipped`.
     public init(finished: String, copied: Int?, skipped: [String]) {
         self.finished = finished
         self.copied = copied

@@ -12,6 +12,8 @@ public struct MigrationReport: Sendable, Equatable {
     /// marker, so the migration still finishes and never runs again.
     public let skipped: [StorageError]
 
+    /// The report of a run that copied `copied` values, left `keptNewer` to the target and
+    /// skipped `skipped`; `alreadyDone` when the marker was there first.
     public init(alreadyDone: Bool, copied: Int, keptNewer: Int, skipped: [StorageError] = []) {
         self.alreadyDone = alreadyDone
         self.copied = copied

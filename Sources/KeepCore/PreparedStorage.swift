@@ -1,6 +1,6 @@
 import KeepPorts
 
-/// A ``StoragePort`` that finishes a preparation (the one-time migration) before it
+/// A `StoragePort` that finishes a preparation (the one-time migration) before it
 /// answers anything.
 ///
 /// The first call of any method starts the preparation and waits for it; every later or
@@ -50,26 +50,31 @@ public actor PreparedStorage: StoragePort {
         await task.value
     }
 
+    /// The target's value, once the preparation has run.
     public func read(_ key: StorageKey) async throws(StorageError) -> String? {
         await ready()
         return try await target.read(key)
     }
 
+    /// Writes to the target, once the preparation has run.
     public func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         await ready()
         try await target.write(key, value)
     }
 
+    /// Removes from the target, once the preparation has run.
     public func remove(_ key: StorageKey) async throws(StorageError) {
         await ready()
         try await target.remove(key)
     }
 
+    /// The target's ids, once the preparation has run; never the source's.
     public func listIds(_ namespace: Namespace) async throws(StorageError) -> [String] {
         await ready()
         return try await target.listIds(namespace)
     }
 
+    /// Clears the namespace in the target, once the preparation has run.
     public func clear(_ namespace: Namespace) async throws(StorageError) {
         await ready()
         try await target.clear(namespace)

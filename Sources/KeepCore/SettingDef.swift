@@ -5,7 +5,7 @@ import KeepPorts
 /// and, for a secret, the keychain slot that holds it.
 ///
 /// The default fixes the kind (text, number or flag). A secret-flagged def (one with a
-/// ``secretRef``) never has a value row: its value lives only in the ``SecretsPort`` under
+/// ``secretRef``) never has a value row: its value lives only in the `SecretsPort` under
 /// that ref, and the settings store refuses to hold it. Its ``defaultValue`` is required by
 /// the type but never stored and never shown.
 public struct SettingDef: Sendable, Identifiable {
@@ -24,6 +24,8 @@ public struct SettingDef: Sendable, Identifiable {
     /// Where a secret-flagged setting lives in the keychain; `nil` for a plain setting.
     public let secretRef: SecretRef?
 
+    /// The setting `key`, of the kind `defaultValue` has; a `secretRef` makes it
+    /// secret-flagged, its value only ever in the keychain.
     public init(
         key: String, defaultValue: SettingValue, label: String, help: String, section: String,
         validator: SettingValidator? = nil, secretRef: SecretRef? = nil

@@ -9,6 +9,7 @@ public struct SettingRefusal: Sendable, Equatable, CustomStringConvertible {
     /// Why it was refused; never the value itself.
     public let reason: String
 
+    /// The refusal of the field `key`, saying why in `reason` (never the value).
     public init(key: String, reason: String) {
         self.key = key
         self.reason = reason

@@ -11,6 +11,8 @@ public struct SettingValidator: Sendable {
     public let rule: String
     private let check: @Sendable (SettingValue) -> SettingValue?
 
+    /// The rule `rule` (in words, as an error shows it), enforced by `check`, which answers
+    /// the value to keep or `nil` to refuse.
     public init(_ rule: String, _ check: @escaping @Sendable (SettingValue) -> SettingValue?) {
         self.rule = rule
         self.check = check

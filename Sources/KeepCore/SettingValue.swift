@@ -4,15 +4,20 @@
 /// after ``SettingDef/accept(_:)`` has checked it; objects, arrays and `null` never
 /// become a `SettingValue`.
 public enum SettingValue: Sendable, Hashable, CustomStringConvertible {
+    /// Text.
     case string(String)
+    /// A number; JSON has one kind of number, so this is a `Double`.
     case number(Double)
+    /// A flag: `true` or `false`.
     case bool(Bool)
 
     /// The kind of a value, which every setting fixes through its default.
     public enum Kind: String, Sendable, CaseIterable {
+        /// Text, a number, or a flag.
         case string, number, bool
     }
 
+    /// Which kind of value this is; a setting accepts only its default's kind.
     public var kind: Kind {
         switch self {
         case .string: .string

@@ -26,8 +26,8 @@ import Synchronization
 ///   store answers; when the write fails nothing changes and the error is rethrown.
 ///   Changes run one at a time, so no write loses another's change.
 /// - ``set(_:_:)`` refuses a secret-flagged setting. ``setSecret(_:_:)`` and
-///   ``clearSecret(_:)`` are the only routes to its value, straight to the ``SecretsPort``;
-///   every write of the file strips secret-flagged keys (``plainOnly(_:defs:)``). There is
+///   ``clearSecret(_:)`` are the only routes to its value, straight to the `SecretsPort`;
+///   every write of the file strips secret-flagged keys (`plainOnly(_:defs:)`). There is
 ///   no getter for a secret here; see ``readSecretSetting(secrets:defs:key:)``.
 /// - Every change, secret or not, notifies the subscribers, over a snapshot of them taken
 ///   before the first is called.

@@ -6,6 +6,7 @@ public struct TokenUsage: Sendable, Equatable, Codable {
     /// Tokens of the answer.
     public let completionTokens: Int
 
+    /// The counts as the server reported them.
     public init(promptTokens: Int, completionTokens: Int) {
         self.promptTokens = promptTokens
         self.completionTokens = completionTokens

@@ -7,6 +7,7 @@ public struct UnreadableChat: Sendable, Equatable, CustomStringConvertible {
     /// What is wrong with it, in words; never its contents.
     public let reason: String
 
+    /// The chat `id`, unreadable because of `reason`.
     public init(id: String, reason: String) {
         self.id = id
         self.reason = reason

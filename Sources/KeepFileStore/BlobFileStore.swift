@@ -18,7 +18,7 @@ import KeepPorts
 /// file or the new one. Writing one key rewrites every key: that is the cost it shows.
 ///
 /// A file that is not one JSON object (truncated, not UTF-8, an array) is
-/// ``StorageError/Code/corrupt`` for every operation, and is never written over. Members
+/// `StorageError.Code.corrupt` for every operation, and is never written over. Members
 /// that are not Keep's (another prefix, an unknown namespace, an empty id) are never listed
 /// and are written back exactly as they were. A member of Keep's whose value is not a JSON
 /// string is listed, and reading it is `.corrupt`.
@@ -51,11 +51,15 @@ public actor BlobFileStore: StoragePort {
         try writer.sweep(self.root)
     }
 
+    /// The member `keep.<namespace>.<id>` of `store.json`, or `nil` when there is none; a
+    /// file that is not one JSON object, or a member that is not a string, is `corrupt`.
     public func read(_ key: StorageKey) throws(StorageError) -> String? {
         try check(key, "read")
         return try load().value(key, path: path)
     }
 
+    /// Sets the member and rewrites the whole file through the atomic, durable path, after
+    /// any change already under way in this instance.
     public func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         try check(key, "write")
         try await change { document in
@@ -64,15 +68,20 @@ public actor BlobFileStore: StoragePort {
         }
     }
 
+    /// Removes the member and rewrites the whole file; an absent key is fine.
     public func remove(_ key: StorageKey) async throws(StorageError) {
         try check(key, "remove")
         try await change { $0.removeAll(where: { $0 == key }) }
     }
 
+    /// The ids of Keep's members in `namespace`; members that are not Keep's are never
+    /// listed.
     public func listIds(_ namespace: Namespace) throws(StorageError) -> [String] {
         try load().ids(in: namespace)
     }
 
+    /// Removes every member of `namespace` and rewrites the whole file; members that are
+    /// not Keep's are written back as they were.
     public func clear(_ namespace: Namespace) async throws(StorageError) {
         try await change { $0.removeAll(where: { $0.namespace == namespace }) }
     }

@@ -14,9 +14,9 @@ import KeepPorts
 /// Nothing is read until the first call; the file is then read and indexed once and every
 /// later call answers from that snapshot (changes made to the file afterwards are not
 /// seen). Reads answer as ``BlobFileStore`` does: a member whose value is not a JSON string
-/// is ``StorageError/Code/corrupt``, a missing file is an empty store, a file that is not
+/// is `StorageError.Code.corrupt`, a missing file is an empty store, a file that is not
 /// one JSON object is `.corrupt` for every call. `write`, `remove` and `clear` are refused
-/// (``StorageError/Code/unavailable``): a migration never changes its source.
+/// (`StorageError.Code.unavailable`): a migration never changes its source.
 public actor BlobSnapshot: StoragePort {
     /// The file: `<root>/store.json`.
     public nonisolated let path: String
@@ -39,23 +39,29 @@ public actor BlobSnapshot: StoragePort {
         self.calls = calls
     }
 
+    /// The member's value from the snapshot (the file read on the first call), or `nil`
+    /// when there is none.
     public func read(_ key: StorageKey) throws(StorageError) -> String? {
         guard let member = try load().members[key] else { return nil }
         return try BlobDocument.value(of: member, path: path)
     }
 
+    /// The ids of Keep's members in `namespace`, from the snapshot.
     public func listIds(_ namespace: Namespace) throws(StorageError) -> [String] {
         try load().ids[namespace] ?? []
     }
 
+    /// Refused with `unavailable`: a migration never changes its source.
     public func write(_ key: StorageKey, _ value: String) throws(StorageError) {
         throw refused("write")
     }
 
+    /// Refused with `unavailable`: a migration never changes its source.
     public func remove(_ key: StorageKey) throws(StorageError) {
         throw refused("remove")
     }
 
+    /// Refused with `unavailable`: a migration never changes its source.
     public func clear(_ namespace: Namespace) throws(StorageError) {
         throw refused("clear")
     }

@@ -16,13 +16,18 @@ import KeepPorts
 /// its time. A name that is not a regular file (a symlink, a directory, a FIFO) has no
 /// stamp a cache may trust, and no value to read: ``irregularity`` says what it is.
 public struct FileStamp: Sendable, Hashable {
+    /// The file's size in bytes.
     public let size: Int64
     /// The modification time, in nanoseconds since 1970.
     public let modified: Int64
+    /// The file's inode number: a new one at every write, since a write renames a new file
+    /// into place.
     public let inode: UInt64
     /// What the name is when it is not a regular file, in words; `nil` for a regular file.
     public let irregularity: String?
 
+    /// A stamp with these fields, as a cache stored them; an `irregularity` marks a name
+    /// that is not a regular file.
     public init(size: Int64, modified: Int64, inode: UInt64, irregularity: String? = nil) {
         self.size = size
         self.modified = modified

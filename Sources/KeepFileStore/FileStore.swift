@@ -11,7 +11,7 @@ import KeepPorts
 /// The durable `StoragePort`: one file per key, at `<root>/store/<namespace>/<encoded id>`.
 ///
 /// A file holds the value's UTF-8 bytes and nothing else (`cat` shows it). Ids are encoded
-/// as ``IdEncoding`` says: `a-z 0-9 - _` literal, every other byte `~` and two hex digits.
+/// as `IdEncoding` says: `a-z 0-9 - _` literal, every other byte `~` and two hex digits.
 ///
 /// What it promises:
 /// - `write` is atomic and durable: a concurrent `read` sees the whole old value or the
@@ -22,21 +22,21 @@ import KeepPorts
 ///   one key never touches another key's file.
 /// - `read` of a key never written is `nil`; a file that is not UTF-8, or that is not a
 ///   regular file (a symbolic link, never followed; a directory; a pipe), is
-///   ``StorageError/Code/corrupt``. An empty file is the empty string.
+///   `StorageError.Code.corrupt`. An empty file is the empty string.
 /// - Directories are made only by `write`, only for the four namespaces, mode 0700; files
 ///   are 0600. `read`, `listIds`, `remove` and `clear` never create anything.
 /// - `listIds` lists only names that are canonical encodings: never a temp file, never a
 ///   file someone else put there.
 ///
-/// It refuses, with ``StorageError/Code/invalidId``, an empty id and one whose file name
+/// It refuses, with `StorageError.Code.invalidId`, an empty id and one whose file name
 /// would pass 255 bytes. A refused disk (`EACCES`, `EPERM`, `EROFS`) is `.unavailable`, a
 /// full one (`ENOSPC`, `EDQUOT`) `.full`; every error names the operation, the path and the
 /// errno. Opening a store removes the temp files of writers that died, never a live one's.
 ///
 /// The calls that flush (`write`, `remove`, `clear`) run on the file stores' own threads
-/// (``IOThreads``), so a flush never holds one of Swift's cooperative threads; `read` and
+/// (`IOThreads`), so a flush never holds one of Swift's cooperative threads; `read` and
 /// `listIds`, which do not flush, run on the caller's. Writes in flight at the same time
-/// in one namespace share the directory's flush (group commit, see ``GroupCommit``): a write
+/// in one namespace share the directory's flush (group commit, see `GroupCommit`): a write
 /// waits, suspended, for the first flush that begins after its rename, so none returns
 /// before its own rename is durable, and a lone write flushes at once.
 public struct FileStore: StoragePort {
@@ -65,6 +65,9 @@ public struct FileStore: StoragePort {
         }
     }
 
+    /// The value in the key's file, or `nil` when there is no file; a file that is not
+    /// UTF-8 or not a regular file (a symbolic link is never followed) is `corrupt`.
+    /// Creates nothing.
     public func read(_ key: StorageKey) async throws(StorageError) -> String? {
         let path = try self.path(key, "read")
         let bytes: [UInt8]
@@ -85,11 +88,16 @@ public struct FileStore: StoragePort {
         return value
     }
 
+    /// Replaces the key's file durably: a temp file written and flushed, renamed over the
+    /// old one, the directory flushed. When it returns the value survives a crash; when it
+    /// throws, the key holds the whole old or the whole new value.
     public func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         let name = try IdEncoding.fileName(for: key, operation: "write")
         try await writer.replace(in: directory(key.namespace), name: name, bytes: Array(value.utf8))
     }
 
+    /// Removes the key's file and flushes its directory, so a power cut cannot bring the
+    /// value back; an absent key is fine.
     public func remove(_ key: StorageKey) async throws(StorageError) {
         let path = try self.path(key, "remove")
         let directory = directory(key.namespace)
@@ -104,10 +112,14 @@ public struct FileStore: StoragePort {
         }
     }
 
+    /// The ids stored in `namespace`, decoded from the canonical file names only: never a
+    /// temp file, never a file someone else put there. Creates nothing.
     public func listIds(_ namespace: Namespace) async throws(StorageError) -> [String] {
         try names(in: namespace).map(\.id)
     }
 
+    /// Removes every value of `namespace` and flushes its directory; the other namespaces
+    /// are not touched.
     public func clear(_ namespace: Namespace) async throws(StorageError) {
         let directory = directory(namespace)
         let entries = try names(in: namespace)

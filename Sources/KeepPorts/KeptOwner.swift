@@ -6,8 +6,12 @@
 /// The name is written in code (`"engines"`), so it is checked where it is used: a
 /// migration run for an owner with an invalid name is refused with a typed error.
 public struct KeptOwner: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The owner's name as written in code (`engines`), unchecked: ``problem`` says whether
+    /// it can name an owner.
     public let name: String
 
+    /// The owner called `name`. Nothing is checked here; a migration for an owner whose
+    /// ``problem`` is not `nil` is refused.
     public init(_ name: String) {
         self.name = name
     }

@@ -1,5 +1,6 @@
 /// The name of an app key: a short lowercase word, checked when made.
 public struct KeyName: Hashable, Sendable, CustomStringConvertible {
+    /// The checked name: 1–64 characters of `a-z 0-9 -`.
     public let rawValue: String
 
     /// `name` when it is 1–64 characters of `a-z 0-9 -`, else a typed error.

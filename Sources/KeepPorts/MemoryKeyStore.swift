@@ -4,6 +4,7 @@ public actor MemoryKeyStore: KeyStorePort {
     public nonisolated let protection: SecretProtection = .processMemory
     private var keys: [KeyName: [UInt8]] = [:]
 
+    /// An empty key store, private to this value and gone with the process.
     public init() {}
 
     public func load(_ name: KeyName) -> [UInt8]? { keys[name] }

@@ -4,9 +4,14 @@
 /// that turns a user's or a disk's string into a namespace goes through
 /// ``Namespace/parse(_:)``, which refuses an unknown name rather than inventing one.
 public enum Namespace: String, CaseIterable, Sendable, Codable, Comparable {
+    /// Chats, one value per chat.
     case chats
+    /// The settings file, and nothing else.
     case settings
+    /// What was typed and not yet sent, one value per chat.
     case drafts
+    /// What can be rebuilt or only marks that something happened (the migration's
+    /// done-marker).
     case cache
 
     /// The namespace called `name`, or a typed ``StorageError/Code/unknownNamespace`` error.

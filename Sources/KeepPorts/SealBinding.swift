@@ -15,6 +15,8 @@ public struct SealBinding: Hashable, Sendable {
     /// preference of the whole app).
     public let subject: SubjectHash?
 
+    /// The binding of a payload of `kind`, shape `shapeVersion`, about `subject`, in
+    /// `owner`'s table.
     public init(owner: KeptOwner, kind: String, shapeVersion: Int, subject: SubjectHash?) {
         self.owner = owner
         self.kind = kind

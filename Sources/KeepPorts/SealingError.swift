@@ -15,6 +15,7 @@ public struct SealingError: Error, Sendable, Equatable, CustomStringConvertible 
         case library
     }
 
+    /// What kind of failure this is: what a caller switches on.
     public let code: Code
     /// The operation that failed: `"open"`, `"seal"`, or the libcrypto call (`"RAND_bytes"`).
     public let operation: String
@@ -23,6 +24,8 @@ public struct SealingError: Error, Sendable, Equatable, CustomStringConvertible 
     /// libcrypto's packed error code (`ERR_get_error`), when the library reported one.
     public let libraryError: UInt?
 
+    /// The error for `operation`, saying in `detail` what went wrong (never a value), with
+    /// libcrypto's code when it gave one.
     public init(code: Code, operation: String, detail: String, libraryError: UInt? = nil) {
         self.code = code
         self.operation = operation

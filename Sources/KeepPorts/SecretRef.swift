@@ -4,9 +4,12 @@
 /// secrets: writing, reading or deleting one never touches the other. `"default"` is the
 /// account for the single-key case.
 public struct SecretRef: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The provider's slot, from the closed set.
     public let slot: SecretSlot
+    /// The account within the slot: free text, `"default"` when there is one key.
     public let account: String
 
+    /// The secret of `account` in `slot`.
     public init(_ slot: SecretSlot, account: String = "default") {
         self.slot = slot
         self.account = account

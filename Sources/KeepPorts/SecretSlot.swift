@@ -5,10 +5,15 @@
 /// through ``SecretSlot/parse(_:)``, and adapters check the raw value again at their own
 /// boundary.
 public enum SecretSlot: String, CaseIterable, Sendable, Codable {
+    /// OpenAI's keys (`OPENAI_API_KEY`).
     case openai
+    /// Anthropic's keys (`ANTHROPIC_API_KEY`).
     case anthropic
+    /// Google's keys (`GOOGLE_API_KEY`, `GEMINI_API_KEY`).
     case google
+    /// OpenRouter's keys (`OPENROUTER_API_KEY`).
     case openrouter
+    /// A key for any other server, such as a self-hosted one.
     case custom
 
     /// The slot called `name`, or a typed ``SecretsError/Code/invalidRef`` error.

@@ -22,6 +22,7 @@ public struct SecretsError: Error, Sendable, Equatable, CustomStringConvertible 
         case backend
     }
 
+    /// What kind of failure this is: what a caller switches on.
     public let code: Code
     /// The operation that failed: `"get"`, `"set"`, `"has"`, `"delete"`, `"connect"`.
     public let operation: String
@@ -30,6 +31,8 @@ public struct SecretsError: Error, Sendable, Equatable, CustomStringConvertible 
     /// What went wrong and what to do, in words; never a value.
     public let detail: String?
 
+    /// The error for `operation` on `ref`; without a `detail`, ``description`` says what
+    /// the code means and what to do.
     public init(code: Code, operation: String, ref: SecretRef? = nil, detail: String? = nil) {
         self.code = code
         self.operation = operation

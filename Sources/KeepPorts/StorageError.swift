@@ -29,6 +29,7 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case corrupt
     }
 
+    /// What kind of failure this is: what a caller switches on.
     public let code: Code
     /// The operation that failed: a system call (`"open"`, `"fsync"`) or a port method.
     public let operation: String
@@ -39,6 +40,9 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     /// Why, in words, when there is no errno to say it.
     public let reason: String?
 
+    /// The error for `operation`, with the path, the errno or a reason where known; never a
+    /// value. For a failed system call, prefer ``system(_:path:errno:)``, which maps the
+    /// errno to the code.
     public init(code: Code, operation: String, path: String? = nil, errno: Int32? = nil, reason: String? = nil) {
         self.code = code
         self.operation = operation

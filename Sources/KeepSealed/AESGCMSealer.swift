@@ -10,14 +10,14 @@ import KeepPorts
     ///
     /// A sealed payload is `format (1) ‖ nonce (12) ‖ ciphertext ‖ tag (16)`. The nonce is
     /// fresh from `RAND_bytes` for every seal; the associated data is the row's
-    /// ``SealBinding`` (owner, kind, shape version, subject hash, length-prefixed). Sealing
+    /// `SealBinding` (owner, kind, shape version, subject hash, length-prefixed). Sealing
     /// writes straight into the result and opening decrypts straight into the returned
     /// bytes: no copy of the payload is made on the way.
     public struct AESGCMSealer: SealingPort {
         private let keys: DerivedKeys
         private let cipher: LibCrypto.Cipher
 
-        /// A sealer under `dataKey`; a typed ``SealingError/Code/malformed`` error unless it
+        /// A sealer under `dataKey`; a typed `SealingError.Code.malformed` error unless it
         /// is 32 bytes. The caller's copy of the key is not kept: wipe it when done.
         public init(dataKey: [UInt8]) throws(SealingError) {
             guard dataKey.count == LibCrypto.keyCount else {
@@ -29,6 +29,8 @@ import KeepPorts
             cipher = try LibCrypto.Cipher()
         }
 
+        /// `payload` sealed with AES-256-GCM under a fresh random nonce, bound to
+        /// `binding`: it opens only for the same binding and key.
         public func seal(_ payload: [UInt8], for binding: SealBinding) throws(SealingError) -> SealedPayload {
             let associated = binding.associatedData(format: SealedPayload.format)
             let nonceEnd = 1 + SealedPayload.nonceCount
@@ -55,6 +57,8 @@ import KeepPorts
             return SealedPayload(sealed: bytes)
         }
 
+        /// The payload of `sealed`, or a `notAuthentic` error when it was altered, sealed
+        /// under another key, or sealed for another binding.
         public func open(_ sealed: SealedPayload, for binding: SealBinding) throws(SealingError) -> [UInt8] {
             let associated = binding.associatedData(format: SealedPayload.format)
             let nonceEnd = 1 + SealedPayload.nonceCount
@@ -75,6 +79,9 @@ import KeepPorts
             }
         }
 
+        /// The HMAC-SHA256 of `subject` under the key derived for hashing: the same subject
+        /// always gives the same hash under one data key, and nothing of the subject can be
+        /// read back from it.
         public func subjectHash(_ subject: String) throws(SealingError) -> SubjectHash {
             let message = Array(subject.utf8)
             let hash = try [UInt8](unsafeUninitializedCapacity: SubjectHash.byteCount) {

@@ -6,7 +6,7 @@ import KeepPorts
 ///
 /// ``open()`` promises, per launch:
 ///
-/// - A key store that is not secure storage (``SecretProtection/processMemory``) gets no
+/// - A key store that is not secure storage (`SecretProtection.processMemory`) gets no
 ///   key: the answer is ``VaultState/notKept(_:)`` with ``NotKeptReason/noSecureStore(_:)``,
 ///   and the database is not touched.
 /// - A key store that cannot be asked (locked, not running) is
@@ -29,6 +29,8 @@ public struct DataKeyVault: Sendable {
     /// The name of the data key's item in the key store.
     public static let keyName = "kept-data-key"
 
+    /// The platform's secure storage the data key is held in; if it does not persist,
+    /// nothing is kept.
     public let keys: any KeyStorePort
     /// The mechanism that makes data keys and the sealer each key makes.
     public let sealing: any DataKeySealing
@@ -37,6 +39,8 @@ public struct DataKeyVault: Sendable {
     /// The lock file the decision holds (`<database>.lock`): it holds no data.
     public var lockPath: String { databasePath + ".lock" }
 
+    /// A vault for the database at `databasePath`, its key in `keys`. Nothing is read or
+    /// made until ``open()``.
     public init(keys: any KeyStorePort, sealing: any DataKeySealing, databasePath: String) {
         self.keys = keys
         self.sealing = sealing

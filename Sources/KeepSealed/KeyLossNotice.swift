@@ -14,10 +14,12 @@ public struct KeyLossNotice: Sendable, Equatable, CustomStringConvertible {
         case keyChanged
     }
 
+    /// Why the key could not be read.
     public let reason: Reason
     /// How many kept rows were deleted.
     public let rowsCleared: Int
 
+    /// The notice that `rowsCleared` rows were deleted because of `reason`.
     public init(reason: Reason, rowsCleared: Int) {
         self.reason = reason
         self.rowsCleared = rowsCleared

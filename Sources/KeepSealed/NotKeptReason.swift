@@ -3,7 +3,7 @@ import KeepPorts
 /// Why nothing is kept between launches, in words a settings screen or `keep doctor`
 /// can show.
 public enum NotKeptReason: Sendable, Equatable, CustomStringConvertible {
-    /// The key store is not secure storage (``SecretProtection/processMemory``): a data
+    /// The key store is not secure storage (`SecretProtection.processMemory`): a data
     /// key there would be lost at exit, so no key is made and nothing is kept.
     case noSecureStore(SecretProtection)
     /// The key store could not be asked this time (locked, not running). Kept data is

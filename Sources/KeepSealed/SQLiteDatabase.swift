@@ -31,7 +31,7 @@ internal import CSQLite
 /// }
 /// ```
 ///
-/// The connection's work runs on a thread of its own (a ``DatabaseThread``), never on
+/// The connection's work runs on a thread of its own (a `DatabaseThread`), never on
 /// Swift's shared cooperative pool: a commit waiting for the disk, or a busy wait for
 /// another process's lock, holds up that thread alone.
 public actor SQLiteDatabase {

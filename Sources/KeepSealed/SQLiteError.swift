@@ -39,6 +39,8 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
         case io
     }
 
+    /// What kind of failure this is: what a caller switches on, derived from SQLite's
+    /// result code unless given.
     public let code: Code
     /// The operation that failed.
     public let operation: String
@@ -55,6 +57,8 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The errno behind an I/O failure (`sqlite3_system_errno`), when there was one.
     public let systemErrno: Int32?
 
+    /// The error for `operation`, from SQLite's extended result code (the primary code is
+    /// its low byte). Pass `code` only where the wrapper, not SQLite, refused.
     public init(
         operation: String, path: String?, sql: String? = nil, extendedCode: Int32, message: String,
         systemErrno: Int32? = nil, code: Code? = nil

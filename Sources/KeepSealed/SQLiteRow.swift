@@ -6,8 +6,11 @@ internal import CSQLite
 /// an index the query did not select, is a typed ``SQLiteError/Code/mismatch`` error
 /// naming the column, never a crash and never a silent default.
 public struct SQLiteRow: Sendable, Hashable {
+    /// The columns, in the order the query named them; the typed accessors read them with a
+    /// check.
     public let values: [SQLiteValue]
 
+    /// The row holding `values`, in column order.
     public init(_ values: [SQLiteValue]) {
         self.values = values
     }

@@ -5,10 +5,15 @@ import KeepPorts
 /// Values only ever reach SQL as bound parameters, never spliced into its text. Literals
 /// make parameter lists short: `[1, "models", nil, .blob(bytes)]`.
 public enum SQLiteValue: Sendable, Hashable {
+    /// SQL `NULL`; `nil` in a literal list.
     case null
+    /// A 64-bit signed integer.
     case integer(Int64)
+    /// A 64-bit floating-point number.
     case real(Double)
+    /// UTF-8 text.
     case text(String)
+    /// Bytes, kept as they are: sealed payloads and subject hashes.
     case blob([UInt8])
 
     /// A sealed payload, stored as a blob.

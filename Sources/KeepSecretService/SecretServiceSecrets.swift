@@ -14,18 +14,19 @@ import KeepPorts
 /// - `get` fetches the value over libsecret's encrypted session and wipes libsecret's copy.
 /// - `has` answers from a search that loads no secret: the value never crosses D-Bus.
 /// - The slot is checked against the closed set again at the C boundary, at run time, and
-///   an account holding a NUL is refused with ``SecretsError/Code/invalidRef``.
+///   an account holding a NUL is refused with `SecretsError.Code.invalidRef`.
 ///
 /// Absent is not unavailable: no session bus, no Secret Service on it, no default
-/// collection and a locked collection each throw their own ``SecretsError/Code``, never
+/// collection and a locked collection each throw their own `SecretsError.Code`, never
 /// `nil`, and nothing ever falls back to a file. A locked collection is never unlocked.
 ///
-/// Protection is ``SecretProtection/osKeyring``: the keyring is encrypted at rest with the
+/// Protection is `SecretProtection.osKeyring`: the keyring is encrypted at rest with the
 /// login password, which is real protection, but not hardware.
 ///
 /// Making one touches nothing: it connects on its first call, and again after the service
 /// went away. libsecret blocks, so its calls run on a serial queue of their own.
 public struct SecretServiceSecrets: SecretsPort {
+    /// `osKeyring`: encrypted at rest with the login password, and not hardware.
     public var protection: SecretProtection { .osKeyring }
 
     /// The value of every item's `app` attribute.
@@ -34,7 +35,7 @@ public struct SecretServiceSecrets: SecretsPort {
 
     /// The adapter on the user's session bus.
     ///
-    /// Throws ``SecretsError/Code/invalidRef`` when `application` is not 1–64 characters
+    /// Throws `SecretsError.Code.invalidRef` when `application` is not 1–64 characters
     /// of `A-Z a-z 0-9 . _ -`.
     public init(application: String = "keep") throws(SecretsError) {
         try self.init(bus: .session, application: application)
@@ -58,10 +59,15 @@ public struct SecretServiceSecrets: SecretsPort {
         try await client.checkAvailable(operation: "connect")
     }
 
+    /// Whether an item holds `ref`, from a search that loads no secret: the value never
+    /// crosses D-Bus.
     public func has(_ ref: SecretRef) async throws(SecretsError) -> Bool {
         try await client.has(query(ref), operation: "has", ref: ref)
     }
 
+    /// The secret of `ref`, fetched over libsecret's encrypted session (libsecret's copy
+    /// wiped), or `nil` when none is stored; a value that is not UTF-8 is a `backend`
+    /// error.
     public func get(_ ref: SecretRef) async throws(SecretsError) -> String? {
         guard let bytes = try await client.read(query(ref), operation: "get", ref: ref) else { return nil }
         guard let value = String(validating: bytes, as: UTF8.self) else {
@@ -72,10 +78,13 @@ public struct SecretServiceSecrets: SecretsPort {
         return value
     }
 
+    /// Creates or replaces the one item for `ref`, never a second one.
     public func set(_ ref: SecretRef, _ value: String) async throws(SecretsError) {
         try await client.write(query(ref), label: label(ref), .text(value), operation: "set", ref: ref)
     }
 
+    /// Deletes the item for `ref`, and only an item that is exactly the ref's; an absent
+    /// secret is fine.
     public func delete(_ ref: SecretRef) async throws(SecretsError) {
         try await client.remove(query(ref), operation: "delete", ref: ref)
     }

@@ -7,10 +7,12 @@ import KeepCore
 /// same streaming and cancellation paths as a remote answer are exercised. Cancelled
 /// before the last piece, it throws ``EngineError/cancelled``.
 public struct EchoEngine: ChatEngine {
+    /// The value of the `engineId` setting that chooses it: `echo`.
     public static let engineId = "echo"
 
     public var id: String { Self.engineId }
 
+    /// The echo engine; it needs nothing.
     public init() {}
 
     public func reply(

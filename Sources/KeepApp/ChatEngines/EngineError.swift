@@ -35,12 +35,15 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case tooLarge
     }
 
+    /// What kind of failure this is: what a caller switches on.
     public let code: Code
     /// The HTTP status, for ``Code/unauthorized`` and ``Code/http``.
     public let status: Int?
     /// The line to show.
     public let message: String
 
+    /// The error of kind `code`, shown as `message` (which must hold no key and no
+    /// question), with the HTTP status where there is one.
     public init(_ code: Code, status: Int? = nil, _ message: String) {
         self.code = code
         self.status = status

@@ -19,8 +19,12 @@ public struct EngineKind: Sendable {
     /// What a factory builds an engine from: the settings, the keychain, and why no keyring
     /// answers this run (`nil` when one does).
     public struct Setup: Sendable {
+        /// The loaded settings the engine reads its own from (`baseUrl`, `model`, …).
         public let settings: SettingsStore
+        /// The keychain the engine reads its key from, when it needs one.
         public let secrets: any SecretsPort
+        /// Why no keyring answers this run, or `nil` when one does: an engine names it
+        /// rather than advising to store a key.
         public let keyringUnavailable: SecretsError?
     }
 
@@ -28,11 +32,13 @@ public struct EngineKind: Sendable {
     public let id: String
     /// What it is, in a few words, for the setting's help: `offline, repeats you`.
     public let summary: String
+    /// What it needs before it can answer: what `keep doctor` checks for it.
     public let needs: Needs
     /// Builds the engine; throws ``EngineError/Code/configuration`` when the settings do not
     /// make one.
     public let make: @Sendable (Setup) throws(EngineError) -> any ChatEngine
 
+    /// The engine `id`, described by `summary`, needing `needs`, built by `make`.
     public init(
         id: String, summary: String, needs: Needs,
         make: @escaping @Sendable (Setup) throws(EngineError) -> any ChatEngine

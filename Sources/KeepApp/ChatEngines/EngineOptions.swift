@@ -10,6 +10,7 @@ public struct EngineOptions: Sendable, Equatable {
     /// The most tokens the answer may have (`max_tokens`); `nil` sends none.
     public var maxTokens: Int?
 
+    /// Options that change only what is given; `nil` leaves the engine's own choice.
     public init(model: String? = nil, temperature: Double? = nil, maxTokens: Int? = nil) {
         self.model = model
         self.temperature = temperature

@@ -3,6 +3,7 @@ import KeepCore
 /// A complete answer from an engine, with what is known of where it came from: the model
 /// asked, the server's address, and the tokens the server counted.
 public struct EngineReply: Sendable, Equatable {
+    /// The answer, whole, as it was streamed.
     public let text: String
     /// The model that was asked; `nil` for an engine without models.
     public let model: String?
@@ -11,6 +12,7 @@ public struct EngineReply: Sendable, Equatable {
     /// The server's own count of tokens, when it sent one.
     public let usage: TokenUsage?
 
+    /// The reply `text`, with what is known of where it came from.
     public init(text: String, model: String? = nil, server: String? = nil, usage: TokenUsage? = nil) {
         self.text = text
         self.model = model

@@ -31,12 +31,15 @@ import KeepPorts
 /// longer than `answerLimit` bytes ends the turn, the transfer cancelled where it arrives;
 /// a successful answer that is not a chat completion is named as such.
 public struct RemoteEngine: ChatEngine {
+    /// The value of the `engineId` setting that chooses it: `remote`.
     public static let engineId = "remote"
 
     public var id: String { Self.engineId }
     /// The server's base URL, such as `http://127.0.0.1:8080/v1`.
     public let baseURL: String
+    /// The model asked for (the `model` setting, or the turn's own).
     public let model: String
+    /// The temperature sent, 0 to 2 (the `temperature` setting, or the turn's own).
     public let temperature: Double
     /// Where the key comes from, to name in a message; never the key itself.
     public let keyRef: SecretRef
@@ -56,6 +59,8 @@ public struct RemoteEngine: ChatEngine {
     /// How many same-origin redirects (307, 308) one request follows.
     static let redirectLimit = 5
 
+    /// The engine for the server at `baseURL`. `readKey` is called once per request and
+    /// answers the key, or `nil` for none; nothing is sent until ``reply(to:receive:)``.
     public init(
         baseURL: String, model: String, temperature: Double, keyRef: SecretRef, idleTimeout: TimeInterval = 300,
         keyOverHttpHosts: [String] = [], answerLimit: Int = defaultAnswerLimit,

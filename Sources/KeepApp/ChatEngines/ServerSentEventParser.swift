@@ -16,9 +16,12 @@
 public struct ServerSentEventParser: Sendable {
     /// One event: its type (`nil` when it named none) and its data.
     public struct Event: Sendable, Equatable {
+        /// The event's type (its `event` field), or `nil` when it named none.
         public let type: String?
+        /// The event's `data` lines, joined with newlines.
         public let data: String
 
+        /// The event of `type` carrying `data`.
         public init(type: String? = nil, data: String) {
             self.type = type
             self.data = data
@@ -32,6 +35,7 @@ public struct ServerSentEventParser: Sendable {
     private var afterCR = false
     private var atStart = true
 
+    /// A parser at the start of a stream.
     public init() {}
 
     /// The events completed by `bytes`, in order.

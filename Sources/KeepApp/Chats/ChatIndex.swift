@@ -12,14 +12,14 @@ import KeepSealed
 /// - Before answering, every chat file is `lstat`ed and compared with the stamp it was
 ///   indexed from; a chat whose file changed, appeared or went away since (a write by
 ///   another program, a crash between a turn's write and its index update, an older
-///   index) is read again through the ``ChatRepository``. A file is stamped *before* it is
+///   index) is read again through the `ChatRepository`. A file is stamped *before* it is
 ///   read, so a change made during the read is seen by the next check.
 /// - A chat that cannot be read, or whose name is not a regular file, is never cached: it
 ///   is read each time and listed as unreadable, and it hides no other chat.
 /// - Deleting the index, or any damage to it (not a database, another schema, an I/O
 ///   error), costs one rebuild: the file is removed and built again from the chats; when
 ///   even that fails, the answer comes from reading every chat, as without an index.
-/// - An entry is trusted only when its file was last changed at least ``settling`` before
+/// - An entry is trusted only when its file was last changed at least `settling` before
 ///   it was read: a change in the same tick of the clock could otherwise leave size, time
 ///   and inode as they were. A chat written moments ago (by a turn, say) is read once more.
 /// - Its commits are not flushed (a power cut may lose the latest of them, which the
@@ -48,7 +48,7 @@ public struct ChatIndex: Sendable {
 
     // MARK: - Listing
 
-    /// Every chat, as ``ChatRepository/scan()`` would list it, from the index where the
+    /// Every chat, as `ChatRepository.scan()` would list it, from the index where the
     /// chat's file has not changed since it was indexed. Throws only what a scan would.
     public func listing() async throws(ChatError) -> ChatSummaryListing {
         let refreshed = try await refresh(withText: false)
@@ -58,8 +58,8 @@ public struct ChatIndex: Sendable {
     // MARK: - Search
 
     /// Every message containing `text` (ignoring case and accents), newest chat first, in
-    /// message order within a chat, as ``ChatRepository/search(_:)`` answers; chats that
-    /// cannot be read are not searched. Throws ``ChatError/emptySearch`` for blank `text`.
+    /// message order within a chat, as `ChatRepository.search(_:)` answers; chats that
+    /// cannot be read are not searched. Throws `ChatError.emptySearch` for blank `text`.
     public func search(_ text: String) async throws(ChatError) -> [ChatMatch] {
         guard !text.allSatisfy(\.isWhitespace) else { throw .emptySearch }
         let refreshed = try await refresh(withText: true)

@@ -7,19 +7,22 @@ import KeepPorts
 /// A command that lists chats never probes the keyring; one that shows settings probes
 /// it once, however often it asks. The parts, and where they come from:
 ///
-/// - ``storage()``: ``Platform/storageFor(root:onMigrationError:)`` under the data root
-///   the environment names; a failed migration from `store.json` is passed to `warn`.
+/// - ``storage()``:
+///   ``Platform/storageFor(root:onMigrationError:onMigrationReport:onMigrationProgress:)``
+///   under the data root the environment names; a failed migration from `store.json` is
+///   passed to `warn`.
 /// - ``secrets()``: ``Platform/secretsFor(_:)``, the keyring or process memory.
 /// - ``boot()``: the settings loaded (KeepCore's `boot`), or the failure for the crash
 ///   screen.
-/// - ``engine(for:)`` and ``turns(for:)``: the chosen engine, and the turn runner on it.
-/// - ``kept()``: kept data (readings, markers, preferences), sealed in `kept.sqlite`
-///   under the key the keyring holds, or in memory when nothing may be kept; see
-///   ``KeptData``. Its notices go to `warn`.
+/// - ``engine(for:)`` and ``turns(on:)``: the chosen engine, and the turn runner on it.
+/// - ``kept(creating:)``: kept data (readings, markers, preferences), sealed in
+///   `kept.sqlite` under the key the keyring holds, or in memory when nothing may be kept;
+///   see ``KeptData``. Its notices go to `warn`.
 public actor Composition {
     /// The engine a fresh install starts on.
     public static let defaultEngine = EngineCatalog.defaultKind.id
 
+    /// The environment the process was launched with: the only one any part reads.
     public nonisolated let environment: LaunchEnvironment
     private let warn: @Sendable (String) -> Void
     private let progress: MigrationProgress
@@ -81,7 +84,7 @@ public actor Composition {
     }
 
     /// The booted app core, or why it could not boot: a store that cannot be opened or
-    /// whose settings cannot be read is ``BootResult/failed(reason:detail:)``.
+    /// whose settings cannot be read is `BootResult.failed(reason:detail:)`.
     public func boot() async -> BootResult {
         if let booted { return booted }
         let result: BootResult

@@ -3,14 +3,14 @@ import KeepFileStore
 import KeepPorts
 import KeepSealed
 
-/// Kept data for this run: the owners of readings, markers and preferences, bound to
-/// their stores, and the truth about where they keep: sealed in `<root>/kept.sqlite`, or
-/// only in this process's memory, and why.
+/// Kept data for this run: the owners of readings, markers and preferences, bound to their
+/// stores, and the truth about where they keep: sealed in `<root>/kept.sqlite`, or only in
+/// this process's memory, and why.
 ///
-/// ``open(root:keys:http:warn:)`` is the launch of kept data, run once per process by the
-/// composition root: the vault decides (the key from the keyring, made on first use;
-/// after a key loss, the unreadable rows deleted and a notice told once), each owner's
-/// migrations run, and each owner prunes its readings by the retention and rewrites
+/// `open(root:keys:keyringUnavailable:http:warn:)` is the launch of kept data, run once per
+/// process by the composition root: the vault decides (the key from the keyring, made on
+/// first use; after a key loss, the unreadable rows deleted and a notice told once), each
+/// owner's migrations run, and each owner prunes its readings by the retention and rewrites
 /// preferences of an older shape. When nothing may be kept (no secure store for the key,
 /// the keyring out of reach, the database unusable) the owners keep in memory under a key
 /// made for this run, so commands work the same and nothing outlives the process.
@@ -38,6 +38,7 @@ public struct KeptData: Sendable {
         }
     }
 
+    /// Where kept data lives this run, or why nothing is kept.
     public let status: Status
     /// The engines module: readings, markers and preferences about servers.
     public let engines: EnginesKeeper

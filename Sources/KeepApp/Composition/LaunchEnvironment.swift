@@ -17,12 +17,14 @@ public struct LaunchEnvironment: Sendable {
         ("GEMINI_API_KEY", .google), ("OPENROUTER_API_KEY", .openrouter),
     ]
 
+    /// The environment `variables` (pass `ProcessInfo.processInfo.environment`, or a test's
+    /// own).
     public init(_ variables: [String: String]) {
         self.variables = variables
     }
 
     /// The data root (`$XDG_DATA_HOME/keep`, else `$HOME/.local/share/keep`); throws
-    /// ``StorageError/Code/unavailable`` when neither variable is an absolute path.
+    /// `StorageError.Code.unavailable` when neither variable is an absolute path.
     public func dataRoot() throws(StorageError) -> String {
         try DataRoot.resolve(environment: variables)
     }

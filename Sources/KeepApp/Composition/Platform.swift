@@ -14,7 +14,7 @@ import KeepSealed
 /// manifest; on another platform its own pair (a Keychain adapter, a CryptoKit sealer)
 /// goes in the `#else` branches here, and nowhere else.
 public enum Platform {
-    /// The app's store under `root`: the ``FileStore``, wrapped so that before its first
+    /// The app's store under `root`: the `FileStore`, wrapped so that before its first
     /// use it copies, once, what an older build left in `<root>/store.json`.
     ///
     /// The legacy whole-blob store is only the source of that copy, never a fallback: after
@@ -24,7 +24,7 @@ public enum Platform {
     /// opened (a root that is not an absolute path, a namespace directory that cannot be
     /// listed): that is a boot failure.
     ///
-    /// The copy reads `store.json` once (a ``BlobSnapshot``), so it takes time in
+    /// The copy reads `store.json` once (a `BlobSnapshot`), so it takes time in
     /// proportion to the values; `onMigrationReport` hears, once, from the run that
     /// finishes it, and `onMigrationProgress` of each value copied.
     public static func storageFor(

@@ -21,6 +21,8 @@ public struct SecretsBackend: Sendable {
     /// anywhere else.
     public let keyringRefusal: SecretsError?
 
+    /// The backend on `secrets` and `keyStore` (one mechanism), with why the keyring is not
+    /// used or refused, when it is so.
     public init(
         secrets: any SecretsPort, keyStore: any KeyStorePort, keyringUnavailable: SecretsError? = nil,
         environmentKeys: [String] = [], keyringRefusal: SecretsError? = nil
@@ -46,6 +48,7 @@ public struct SecretsBackend: Sendable {
         return .none
     }
 
+    /// How well the keys are protected: the keyring's, or process memory's.
     public var protection: SecretProtection { secrets.protection }
 
     /// What holds the keys, in a few words: `Secret Service (OS keyring)`.

@@ -28,8 +28,8 @@ public struct StoreLock: Sendable {
     /// Waits until no other holder has the lock, then holds it until
     /// ``Held/release()`` (or until the value is gone).
     ///
-    /// Creates the data root (0700, with ``DataRoot/makeDirectory(_:)``) and the lock file
-    /// (0600) when missing. Throws a ``StorageError`` naming the call, the path and the
+    /// Creates the data root (0700, with `DataRoot.makeDirectory(_:)`) and the lock file
+    /// (0600) when missing. Throws a `StorageError` naming the call, the path and the
     /// errno when either cannot be made, is a symbolic link, or the lock cannot be taken.
     public func acquire() async throws(StorageError) -> Held {
         // Made durably, through the file store's seam; a symlinked root is refused.

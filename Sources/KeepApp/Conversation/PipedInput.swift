@@ -18,7 +18,9 @@ public enum PipedInput {
     /// English, more than most models read at once.
     public static let limit = 1 << 20
 
+    /// The line before the piped text.
     public static let opening = "<stdin>"
+    /// The line after the piped text.
     public static let closing = "</stdin>"
 
     /// `question` with `piped` joined after it; `question` alone when `piped` is blank.

@@ -7,12 +7,15 @@ import KeepCore
 /// given for this turn (`--system`, `/system`), which the turn also stores as the chat's
 /// own; else the chat's own; else the `system` setting. An empty prompt sends none.
 public struct TurnOptions: Sendable, Equatable {
+    /// The engine's options for this turn: model, temperature, answer length.
     public var engine: EngineOptions
     /// A system prompt given for this turn, kept as the chat's own once the turn is recorded.
     public var system: String?
     /// The `system` setting: for a chat with no system prompt of its own.
     public var defaultSystem: String?
 
+    /// The options of a turn; with none given, the engine's settings and the chat's own
+    /// system prompt apply.
     public init(engine: EngineOptions = EngineOptions(), system: String? = nil, defaultSystem: String? = nil) {
         self.engine = engine
         self.system = system

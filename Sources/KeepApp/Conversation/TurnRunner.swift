@@ -2,24 +2,26 @@ import Foundation
 import KeepCore
 import KeepPorts
 
-/// Asks one question in a chat and records the turn, safely while other `keep` processes
-/// do the same to the same store.
+/// Asks one question in a chat and records the turn, safely while other `keep` processes do
+/// the same to the same store.
 ///
 /// A turn has two steps. ``begin(_:in:)`` keeps the question as the chat's draft, so a
 /// crash, a kill or a failed answer leaves it to be offered again; for a new chat it also
-/// claims the id, under the ``StoreLock``, so ids are unique across processes (the draft
-/// is the claim). ``answer(_:in:receive:)`` asks the engine with the lock *not* held, then
-/// takes the lock, reads the chat afresh, appends the question and the answer in one
+/// claims the id, under the ``StoreLock``, so ids are unique across processes (the draft is
+/// the claim). ``answer(_:in:options:receive:)`` asks the engine with the lock *not* held,
+/// then takes the lock, reads the chat afresh, appends the question and the answer in one
 /// write, and clears the draft: two processes answering in the same chat each add their
 /// turn, and neither loses the other's. The chat answered last is found in the chat index
 /// (``mostRecentChatId()``), so a turn keeps no hint of its own and flushes nothing for it.
 ///
-/// A turn's flushes, each for what a power cut would lose without it: the draft's file
-/// and directory (the question typed), the chat's file and directory (the recorded turn),
-/// and the directory after the draft is cleared (else an answered question comes back as
-/// a draft). The chat index's update flushes nothing: it is a cache.
+/// A turn's flushes, each for what a power cut would lose without it: the draft's file and
+/// directory (the question typed), the chat's file and directory (the recorded turn), and
+/// the directory after the draft is cleared (else an answered question comes back as a
+/// draft). The chat index's update flushes nothing: it is a cache.
 public struct TurnRunner: Sendable {
+    /// The chats the turns are recorded in.
     public let chats: ChatRepository
+    /// The engine that answers.
     public let engine: any ChatEngine
     private let lock: StoreLock
     private let now: @Sendable () -> Date

@@ -18,7 +18,8 @@ public enum RedirectPolicy {
     public enum Decision: Equatable, Sendable {
         /// Send the same request (method, headers, body) to this URL.
         case follow(URL)
-        /// Do not follow; the turn fails with ``Refusal/message(server:hidingKey:)``.
+        /// Do not follow; the turn fails with
+        /// ``Refusal/message(server:suffix:hidingKey:)``.
         case refuse(Refusal)
     }
 

@@ -19,6 +19,7 @@ public struct ServerOrigin: Hashable, Sendable, CustomStringConvertible {
     public let scheme: String
     /// The host, lowercased, an IPv6 address without its brackets.
     public let host: String
+    /// The port, spelled out: 80 for http and 443 for https when the URL leaves it implied.
     public let port: Int
 
     /// The origin of `url`; `nil` for a URL that is not http or https or names no host.

@@ -31,6 +31,7 @@ public struct KeptError: Error, Sendable, Equatable, CustomStringConvertible {
         case waitsForFreshReading
     }
 
+    /// What kind of failure this is: what a caller switches on.
     public let code: Code
     /// What was being done: `"keep the models reading"`, `"read the retention preference"`.
     public let operation: String
@@ -41,6 +42,8 @@ public struct KeptError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The sealer's own error, when sealing or opening failed.
     public let sealing: SealingError?
 
+    /// The error of kind `code` while doing `operation`, saying what went wrong in `detail`
+    /// (never a kept value), with the database's or the sealer's own error when one failed.
     public init(
         _ code: Code, operation: String, detail: String, database: SQLiteError? = nil, sealing: SealingError? = nil
     ) {

@@ -7,8 +7,11 @@ import Foundation
 /// whichever store it is (a `Date` would lose its sub-millisecond part on disk and no
 /// longer compare equal).
 public struct KeptInstant: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Whole milliseconds since 1970-01-01 UTC: what a store writes and reads back.
     public let millisecondsSince1970: Int64
 
+    /// The instant `millisecondsSince1970` milliseconds after 1970, as a store reads it
+    /// back.
     public init(millisecondsSince1970: Int64) {
         self.millisecondsSince1970 = millisecondsSince1970
     }
@@ -21,6 +24,7 @@ public struct KeptInstant: Hashable, Comparable, Sendable, CustomStringConvertib
         millisecondsSince1970 = Int64(exactly: milliseconds) ?? (milliseconds < 0 ? .min : .max)
     }
 
+    /// The instant as a `Date`.
     public var date: Date { Date(timeIntervalSince1970: Double(millisecondsSince1970) / 1000) }
 
     public static func < (lhs: KeptInstant, rhs: KeptInstant) -> Bool {

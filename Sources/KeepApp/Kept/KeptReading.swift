@@ -6,12 +6,15 @@ import Foundation
 /// A kept reading is shown for what it is: with its age beside it, and what would act on
 /// the server from it refused (``requireFresh(for:now:)``) until a fresh one arrives.
 public struct KeptReading<Value: Sendable & Equatable>: Sendable, Equatable {
+    /// What was read.
     public let value: Value
     /// When the server was read.
     public let readAt: Date
     /// True when it was read from the server in this run; false when it was kept.
     public let isFresh: Bool
 
+    /// `value`, read at `readAt`, fresh from the server in this run or kept from an earlier
+    /// one.
     public init(value: Value, readAt: Date, isFresh: Bool) {
         self.value = value
         self.readAt = readAt

@@ -21,6 +21,8 @@ public struct KeptRecord: Hashable, Sendable {
     /// The payload, sealed.
     public let sealed: SealedPayload
 
+    /// The row of `kind` about `subject`, kept at `at`, its payload sealed for exactly this
+    /// binding.
     public init(kind: String, subject: SubjectHash?, shapeVersion: Int, at: KeptInstant, sealed: SealedPayload) {
         self.kind = kind
         self.subject = subject

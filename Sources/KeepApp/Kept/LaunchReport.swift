@@ -5,6 +5,7 @@ import KeepSealed
 /// preferences rewritten in their current shape, and what it could not read (left as it
 /// was, for the user to be told).
 public struct LaunchReport: Sendable, Equatable {
+    /// The module whose kept data this is.
     public let owner: KeptOwner
     /// Readings deleted because they were older than the retention allows.
     public let readingsPruned: Int
@@ -13,6 +14,7 @@ public struct LaunchReport: Sendable, Equatable {
     /// What could not be read; each was left as it was.
     public let problems: [KeptError]
 
+    /// What `owner` did at launch.
     public init(owner: KeptOwner, readingsPruned: Int, preferencesUpgraded: [String], problems: [KeptError]) {
         self.owner = owner
         self.readingsPruned = readingsPruned

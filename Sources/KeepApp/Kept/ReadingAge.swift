@@ -10,6 +10,7 @@ public struct ReadingAge: Sendable, Equatable, CustomStringConvertible {
     /// Whole seconds since the reading, never negative.
     public let seconds: Int64
 
+    /// The age, at `now`, of what was read at `readAt`; zero when `readAt` is later.
     public init(readAt: Date, now: Date) {
         let elapsed = now.timeIntervalSince(readAt).rounded(.down)
         seconds = elapsed > 0 ? Int64(exactly: elapsed) ?? .max : 0

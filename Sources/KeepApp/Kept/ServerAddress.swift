@@ -10,7 +10,7 @@ import KeepCore
 /// must come out every time, or `keep engines forget URL` would miss them.
 ///
 /// Refused with a typed ``KeptError/Code/refused`` error, saying which part of
-/// ``ServerURLRule`` it breaks: anything but an absolute `http` or `https` URL with a host;
+/// `ServerURLRule` it breaks: anything but an absolute `http` or `https` URL with a host;
 /// a URL with a user or password in it (a key belongs in the keychain, never in an address
 /// that is hashed, listed and printed; such a URL is not quoted back); a query or a
 /// fragment; a port outside 1–65535.
@@ -20,6 +20,8 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
     /// Where an OpenAI-compatible server lists its models: `{base}/models`.
     let modelsURL: URL
 
+    /// The address `text` in its one spelling (spaces around it dropped), or a typed
+    /// ``KeptError/Code/refused`` error.
     public init(_ text: String) throws(KeptError) {
         let operation = "read the server address"
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)

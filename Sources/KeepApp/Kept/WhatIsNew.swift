@@ -24,15 +24,20 @@ public struct WhatIsNew: Sendable, Equatable {
 
     /// An identifier of an item, and its place in the owner's order of items.
     public struct Mark: Sendable, Equatable {
+        /// The item's identifier: a model's name.
         public let item: String
+        /// Its place in the owner's order of items: later items are higher.
         public let position: Int64
 
+        /// The mark of `item` at `position`.
         public init(item: String, position: Int64) {
             self.item = item
             self.position = position
         }
     }
 
+    /// What is new about `about`, from `owner`: `items` of `kind`, from the reading at
+    /// `readAt`.
     public init(
         owner: KeptOwner, about: String, kind: String, items: [String], readAt: Date, isFirstLook: Bool, newest: Mark
     ) {

@@ -13,7 +13,7 @@ import KeepCore
 ///
 /// ``answer(to:options:receive:)`` is the same turn with this question's ``EngineOptions``,
 /// answering an ``EngineReply`` (the model, the server and the usage where the engine knows
-/// them). A conversation may open with a ``ChatMessage/Role/system`` message: the system
+/// them). A conversation may open with a `ChatMessage.Role.system` message: the system
 /// prompt, for an engine that takes one.
 public protocol ChatEngine: Sendable {
     /// The engine's id, as the `engineId` setting names it and a chat records it.

@@ -12,11 +12,17 @@ import KeepCore
 /// `model`, `server` and `usage` are there only when known (the echo engine has none; a
 /// server that sends no usage leaves it out).
 public struct AskReport: Codable, Sendable, Equatable {
+    /// The answer, whole.
     public let answer: String
+    /// The id of the chat the turn was recorded in.
     public let chat: String
+    /// The engine that answered (`echo`, `remote`).
     public let engine: String?
+    /// The model asked, when the engine has models.
     public let model: String?
+    /// The server's address, when the engine asked one; never a user name or password.
     public let server: String?
+    /// The tokens the server counted, when it said.
     public let usage: UsageCount?
 
     /// The report of the last answer of `chat`, as recorded.
@@ -33,16 +39,21 @@ public struct AskReport: Codable, Sendable, Equatable {
 
 /// A server's token count in a report: `prompt`, `completion`, and their `total`.
 public struct UsageCount: Codable, Sendable, Equatable {
+    /// Tokens of the conversation sent.
     public let prompt: Int
+    /// Tokens of the answer.
     public let completion: Int
+    /// The two together.
     public let total: Int
 
+    /// The count of `usage`, as the server reported it.
     public init(_ usage: TokenUsage) {
         prompt = usage.promptTokens
         completion = usage.completionTokens
         total = usage.totalTokens
     }
 
+    /// The count of `prompt` and `completion` tokens; the total is their sum.
     public init(prompt: Int, completion: Int) {
         self.prompt = prompt
         self.completion = completion

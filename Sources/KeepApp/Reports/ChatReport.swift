@@ -14,27 +14,40 @@ import KeepCore
 /// `draft` (the question that waits for an answer) is there only when there is one; so are
 /// `system` (the chat's own system prompt) and an answer's `model`, `server` and `usage`.
 public struct ChatReport: Codable, Sendable, Equatable {
+    /// One message, its time in UTC as keep writes it (`UTCTime`).
     public struct Message: Codable, Sendable, Equatable {
         /// `user` or `assistant`.
         public let role: String
+        /// What was said.
         public let text: String
+        /// When, as `2025-06-14T15:30:12.345Z`.
         public let time: String
+        /// For an answer: the model asked, when known.
         public let model: String?
+        /// For an answer: the server's address, when known.
         public let server: String?
+        /// For an answer: the tokens the server counted, when it said.
         public let usage: UsageCount?
     }
 
+    /// The chat's id.
     public let id: String
+    /// The chat's title; empty when it has none.
     public let title: String
+    /// When the chat began, in UTC.
     public let created: String
+    /// When the chat last changed, in UTC.
     public let updated: String
+    /// The engine that answered last; left out before the first answer.
     public let engine: String?
     /// The chat's own system prompt, if it has one.
     public let system: String?
+    /// Every message, oldest first.
     public let messages: [Message]
     /// The question that waits for an answer, if one does.
     public let draft: String?
 
+    /// The report of `chat`, with the question that waits in its `draft`, if any.
     public init(_ chat: Chat, draft: String?) {
         id = chat.id
         title = chat.title

@@ -13,9 +13,13 @@ import KeepCore
 public struct ChatsReport: Codable, Sendable, Equatable {
     /// One readable chat.
     public struct Entry: Codable, Sendable, Equatable {
+        /// The chat's id.
         public let id: String
+        /// The chat's title; empty when it has none.
         public let title: String
+        /// When the chat began, in UTC.
         public let created: String
+        /// When the chat last changed, in UTC.
         public let updated: String
         /// How many messages (questions and answers) it holds.
         public let messages: Int
@@ -27,11 +31,15 @@ public struct ChatsReport: Codable, Sendable, Equatable {
 
     /// One chat that cannot be read, and why.
     public struct Unreadable: Codable, Sendable, Equatable {
+        /// The chat's id.
         public let id: String
+        /// What is wrong with it, in words; never its contents.
         public let reason: String
     }
 
+    /// The readable chats, most recently updated first.
     public let chats: [Entry]
+    /// The chats that cannot be read, each with why.
     public let unreadable: [Unreadable]
     /// Chats that exist only as a draft: their first question never got its answer.
     public let drafts: [String]

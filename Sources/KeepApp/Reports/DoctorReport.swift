@@ -11,16 +11,26 @@
 /// the user; `advice`, there only when there is some, says what). `needsUser` is true
 /// when any check is a problem, and `keep doctor` then exits 1.
 public struct DoctorReport: Codable, Sendable, Equatable {
+    /// How a check came out.
     public enum Status: String, Codable, Sendable, Equatable {
+        /// `ok`: as it should be; `note`: worth knowing, nothing to do; `problem`:
+        /// something needs the user.
         case ok, note, problem
     }
 
+    /// One check: what was looked at, how it came out, and what to do when it is a problem.
     public struct Check: Codable, Sendable, Equatable {
+        /// What was checked: `data root`, `keychain`.
         public let name: String
+        /// How it came out.
         public let status: Status
+        /// What was found, in one line.
         public let detail: String
+        /// What to do, when there is something to do.
         public let advice: String?
 
+        /// The check `name`, with `status` and `detail`, and `advice` when the user can
+        /// act.
         public init(_ name: String, _ status: Status, _ detail: String, advice: String? = nil) {
             self.name = name
             self.status = status
@@ -31,9 +41,12 @@ public struct DoctorReport: Codable, Sendable, Equatable {
 
     /// The data root, or `nil` when the environment names none.
     public let dataRoot: String?
+    /// Every check, in the order they ran.
     public let checks: [Check]
+    /// Whether any check is a problem: `keep doctor` then exits 1.
     public let needsUser: Bool
 
+    /// The report of `checks` under `dataRoot`; ``needsUser`` follows from the checks.
     public init(dataRoot: String?, checks: [Check]) {
         self.dataRoot = dataRoot
         self.checks = checks

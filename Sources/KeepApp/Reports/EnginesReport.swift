@@ -18,30 +18,49 @@ import KeepCore
 /// `retentionDays` is left out when readings are kept until the server is forgotten, and
 /// `retention` when the kept choice cannot be read; a reading never kept is left out.
 public struct EnginesReport: Codable, Sendable, Equatable {
+    /// The newest model list kept for a server.
     public struct Models: Codable, Sendable, Equatable {
+        /// How many models the server lists.
         public let count: Int
+        /// Their names, in the server's order.
         public let ids: [String]
+        /// When the list was read, in UTC.
         public let readAt: String
+        /// How long ago it was read, in whole seconds.
         public let ageSeconds: Int64
+        /// True when read by this run; false when kept from an earlier one.
         public let fresh: Bool
     }
 
+    /// The newest health reading kept for a server.
     public struct Health: Codable, Sendable, Equatable {
+        /// Whether an HTTP answer came at all.
         public let reachable: Bool
+        /// How long the answer took, in milliseconds, when one came.
         public let latencyMs: Int64?
+        /// The answer's HTTP status, when one came.
         public let status: Int?
+        /// What the server says about itself (its `Server` header), when it says anything.
         public let says: String?
+        /// Why the server is not usable as it stands, when it is not.
         public let problem: String?
+        /// When the server was read, in UTC.
         public let readAt: String
+        /// How long ago it was read, in whole seconds.
         public let ageSeconds: Int64
+        /// True when read by this run; false when kept from an earlier one.
         public let fresh: Bool
     }
 
+    /// One server keep has read, with its newest readings.
     public struct Server: Codable, Sendable, Equatable {
+        /// The server's address in its one spelling (``ServerAddress``).
         public let address: String
         /// Whether it is the server the `baseUrl` setting names.
         public let current: Bool
+        /// Its model list, when one is kept.
         public let models: Models?
+        /// Its health, when a reading is kept.
         public let health: Health?
     }
 
@@ -49,10 +68,17 @@ public struct EnginesReport: Codable, Sendable, Equatable {
     public let kept: Bool
     /// Where kept data lives, or why nothing is kept.
     public let keptStatus: String
+    /// How long readings are kept, in words (`30 days`); left out when the kept choice
+    /// cannot be read.
     public let retention: String?
+    /// The same as a number of days; left out when readings are kept until the server is
+    /// forgotten.
     public let retentionDays: Int?
+    /// Every server with a kept reading.
     public let servers: [Server]
 
+    /// The report of `readings` as seen at `now`, the server `current` (the `baseUrl`
+    /// setting's) marked, under the kept-data `kept` status and `retention`.
     public init(
         kept: KeptData.Status, retention: Retention?, readings: [ServerReadings], current: ServerAddress?, now: Date
     ) {

@@ -18,14 +18,21 @@ import KeepPorts
 public struct KeyStatusReport: Codable, Sendable, Equatable {
     /// One ref's state.
     public struct Entry: Codable, Sendable, Equatable {
+        /// The keychain slot.
         public let slot: String
+        /// The account within the slot.
         public let account: String
+        /// `stored`, `none`, or `unknown` when the keychain could not tell.
         public let state: String
+        /// For `unknown`: the keychain's error code (`locked`, `noService`, …).
         public let reason: String?
+        /// For `unknown`: the keychain's error, in one line; never a key.
         public let problem: String?
+        /// For `unknown`: what to do about it.
         public let advice: String?
     }
 
+    /// Each ref asked, in the order given.
     public let keys: [Entry]
     /// What holds the keys, in a few words.
     public let backend: String

@@ -2,10 +2,14 @@ import KeepCore
 
 /// A setting's value in a report, written as the JSON type it is: text, number or flag.
 public enum ReportValue: Codable, Sendable, Equatable, CustomStringConvertible {
+    /// Text, written as a JSON string.
     case string(String)
+    /// A number, written as a JSON number.
     case number(Double)
+    /// A flag, written as `true` or `false`.
     case bool(Bool)
 
+    /// The report's form of a setting's `value`, of the same kind.
     public init(_ value: SettingValue) {
         switch value {
         case .string(let text): self = .string(text)

@@ -10,22 +10,29 @@ import KeepCore
 ///   "text" : "paris" }
 /// ```
 public struct SearchReport: Codable, Sendable, Equatable {
+    /// One message that contains the text.
     public struct Match: Codable, Sendable, Equatable {
         /// The chat's id.
         public let chat: String
+        /// The chat's title.
         public let title: String
         /// The message's place in the chat, from 0.
         public let index: Int
+        /// Who wrote the message: `user` or `assistant`.
         public let role: String
         /// The first line of the message that holds the text.
         public let line: String
+        /// When the message was written, in UTC.
         public let time: String
     }
 
     /// What was searched for.
     public let text: String
+    /// Each message that contains the text, newest chat first.
     public let matches: [Match]
 
+    /// The report of a search for `text` that found `matches`, each shown by the line of it
+    /// that matched.
     public init(text: String, matches: [ChatMatch]) {
         self.text = text
         self.matches = matches.map {

@@ -25,17 +25,24 @@ public struct SettingsReport: Codable, Sendable, Equatable {
     /// One setting. A plain one has `value`, `default` and `isSet`; a secret one has
     /// `configured` (or `problem` when the keychain could not be asked) and no value.
     public struct Row: Codable, Sendable, Equatable {
+        /// The setting's name in the file and on the command line.
         public let key: String
+        /// Its short name for a screen.
         public let label: String
+        /// The group it is shown under.
         public let section: String
+        /// What it does, in a sentence or two.
         public let help: String
         /// `string`, `number` or `bool`.
         public let kind: String
         /// What the setting accepts, in words.
         public let rule: String
+        /// Whether it is secret-flagged: its value is only ever in the keychain, and never
+        /// shown.
         public let secret: Bool
         /// The value in use: the choice, else the default.
         public let value: ReportValue?
+        /// The default, for a plain setting; left out for a secret.
         public let `default`: ReportValue?
         /// Whether the value is a deliberate choice rather than the default.
         public let isSet: Bool
@@ -47,17 +54,23 @@ public struct SettingsReport: Codable, Sendable, Equatable {
 
     /// The keychain slot and account the remote engine reads its key from.
     public struct Key: Codable, Sendable, Equatable {
+        /// The keychain slot (the `keySlot` setting).
         public let slot: String
+        /// The account within it (the `keyAccount` setting).
         public let account: String
+        /// Whether a key is stored there; left out when the keychain could not tell.
         public let configured: Bool?
+        /// Why the keychain could not tell, and what to do.
         public let problem: String?
     }
 
     /// Where keys are kept, and the honest word on it.
     public struct Secrets: Codable, Sendable, Equatable {
+        /// What holds the keys, in a few words: `Secret Service (OS keyring)`.
         public let backend: String
         /// `hardware`, `osKeyring` or `processMemory`.
         public let protection: String
+        /// Whether the keys are protected by hardware; false on Linux, honestly.
         public let hardwareBacked: Bool
         /// Shown whenever protection is not hardware.
         public let warning: String?
@@ -88,19 +101,27 @@ public struct SettingsReport: Codable, Sendable, Equatable {
 
     /// The settings file's health.
     public struct File: Codable, Sendable, Equatable {
+        /// True when the file read without trouble and every field was used.
         public let healthy: Bool
+        /// The file's health, in one line.
         public let status: String
         /// Fields of the file that are not used, each with why (`key: reason`).
         public let refusals: [String]
     }
 
+    /// Every setting, in display order.
     public let settings: [Row]
+    /// The key the remote engine would send; left out when the key settings cannot name
+    /// one.
     public let key: Key?
+    /// Where keys are kept, and how well.
     public let secrets: Secrets
     /// Left out when kept data could not even be opened in memory.
     public let kept: Kept?
+    /// The settings file's health.
     public let file: File
 
+    /// The report of these parts; ``make(_:backend:kept:)`` builds one from the store.
     public init(settings: [Row], key: Key?, secrets: Secrets, kept: Kept? = nil, file: File) {
         self.settings = settings
         self.key = key

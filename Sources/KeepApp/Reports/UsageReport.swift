@@ -18,11 +18,18 @@ import KeepCore
 public struct UsageReport: Codable, Sendable, Equatable {
     /// One model's sums (or all models', as ``total``).
     public struct Row: Codable, Sendable, Equatable {
+        /// The model; `nil` in the row of all models.
         public var model: String?
+        /// How many answers the model gave.
         public var answers = 0
+        /// How many of them came with no usage from the server; their tokens are not in the
+        /// sums.
         public var uncounted = 0
+        /// Tokens of the conversations sent, summed.
         public var prompt = 0
+        /// Tokens of the answers, summed.
         public var completion = 0
+        /// Prompt and completion together.
         public var total: Int { prompt + completion }
 
         enum CodingKeys: String, CodingKey {
@@ -68,7 +75,9 @@ public struct UsageReport: Codable, Sendable, Equatable {
     public let days: Int?
     /// From when answers are summed, when limited.
     public let since: String?
+    /// One row per model, most tokens first.
     public let models: [Row]
+    /// The sums over every model.
     public let total: Row
 
     /// The sums over `chats`' answers given at or after `now` minus `days` days (all, without).

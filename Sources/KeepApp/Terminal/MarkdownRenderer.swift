@@ -9,11 +9,11 @@
 /// - `# Heading` lines lose their `#`s and show bold (levels 1 and 2 also underlined);
 /// - `-`, `*` and `+` items show a bullet, numbered items their number;
 /// - `> quote` lines show a dim bar;
-/// - `**bold**`, `*italic*`, `_italic_`, `__bold__` and `` `code` `` show as such, a marker
-///   counting only at the edge of a word (so `snake_case` and `2 * 3` stay as they are);
-///   a backslash keeps the punctuation after it literal;
-/// - a fenced code block (```` ``` ```` or `~~~`) is set apart: its fences dim, its lines in
-///   colour and never wrapped or interpreted, wherever the pieces split it;
+/// - `**bold**`, `*italic*`, `_italic_`, `__bold__` and inline code (between backticks)
+///   show as such, a marker counting only at the edge of a word (so `snake_case` and
+///   `2 * 3` stay as they are); a backslash keeps the punctuation after it literal;
+/// - a fenced code block (three backticks or `~~~`) is set apart: its fences dim, its
+///   lines in colour and never wrapped or interpreted, wherever the pieces split it;
 /// - every style is closed at the end of each line, so a stray marker never colours more.
 ///
 /// A word is printed once the space after it has arrived (wrapping needs its width), and a
@@ -60,6 +60,7 @@ public struct MarkdownRenderer: Sendable {
     /// Whether an escape code of ours is in effect on this line.
     private var styled = false
 
+    /// A renderer for a terminal `width` columns wide; narrower than 20 is taken as 20.
     public init(width: Int) {
         self.width = max(width, 20)
     }

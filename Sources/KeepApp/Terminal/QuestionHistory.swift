@@ -21,16 +21,21 @@ import Foundation
 public struct QuestionHistory: Sendable {
     /// The most entries kept.
     public static let capacity = 1000
+    /// The file's name in the data root.
     public static let fileName = "history"
 
     /// A history file that could not be read or written.
     public struct Failure: Error, Equatable, CustomStringConvertible {
+        /// What was being done: `read`, `write`, `remove`.
         public let operation: String
+        /// The history file.
         public let path: String
+        /// What went wrong, in words; never a line of the history.
         public let reason: String
         public var description: String { "cannot \(operation) the question history \(path): \(reason)" }
     }
 
+    /// The history file: `<root>/history`.
     public let path: String
     let capacity: Int
 

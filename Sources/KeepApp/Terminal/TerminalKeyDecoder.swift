@@ -17,14 +17,19 @@
 public struct TerminalKeyDecoder: Sendable {
     /// A key the terminal sent.
     public enum TerminalKey: Equatable, Sendable {
+        /// A character typed: text, or a control character such as Ctrl-A.
         case character(Unicode.Scalar)
+        /// Escape then a character (Alt-B, Alt-F), or Escape then Backspace.
         case meta(Unicode.Scalar)
+        /// An editing key sent as an escape sequence.
         case special(EditingKey)
+        /// A bracketed paste: the text between the markers, carriage returns made newlines.
         case paste(String)
     }
 
     /// The editing keys that arrive as escape sequences.
     public enum EditingKey: String, CaseIterable, Sendable {
+        /// Arrows, Home, End and Delete, and the word moves (Ctrl- or Alt-arrows).
         case up, down, left, right, home, end, delete, wordLeft, wordRight
     }
 
@@ -48,6 +53,7 @@ public struct TerminalKeyDecoder: Sendable {
 
     private var state = State.ground
 
+    /// A decoder waiting for the first byte.
     public init() {}
 
     /// Whether the decoder is in the middle of a paste (so the reader should keep reading).

@@ -13,9 +13,9 @@ import KeepSealed
 /// - ``kept(_:)`` answers at once from what is kept, never from the network, each reading
 ///   marked as kept and dated. A reading it cannot read (a shape or kind this build does
 ///   not know, a payload that does not open) is discarded: the server can be read again.
-/// - ``refresh(_:apiKey:)`` reads the server, keeps a fresh health reading whatever the
-///   answer, and a fresh model list only when the server gave one (otherwise the kept one
-///   stays, marked as kept).
+/// - ``refresh(_:apiKey:keyOverHttpHosts:)`` reads the server, keeps a fresh health
+///   reading whatever the answer, and a fresh model list only when the server gave one
+///   (otherwise the kept one stays, marked as kept).
 /// - Readings older than the retention are deleted at ``launch()`` and by
 ///   ``setRetention(_:)``. A preference it cannot read is left as it is and reported,
 ///   never replaced behind the user's back.

@@ -14,6 +14,7 @@ public struct ModelList: Sendable, Equatable {
         /// When Keep first saw the server list it.
         public let firstSeen: KeptInstant
 
+        /// The model `id`, first seen listed at `firstSeen`.
         public init(id: String, firstSeen: KeptInstant) {
             self.id = id
             self.firstSeen = firstSeen
@@ -22,8 +23,11 @@ public struct ModelList: Sendable, Equatable {
 
     /// In the order the server lists them.
     public let models: [Model]
+    /// When this list's memory begins: a model first seen then may have been listed long
+    /// before.
     public let since: KeptInstant
 
+    /// The list of `models`, remembered since `since`.
     public init(models: [Model], since: KeptInstant) {
         self.models = models
         self.since = since

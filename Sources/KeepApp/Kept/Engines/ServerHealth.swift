@@ -13,6 +13,8 @@ public struct ServerHealth: Sendable, Equatable {
     /// list), or `nil` when it is.
     public let problem: String?
 
+    /// The reading with these fields; `latencyMilliseconds` and `status` only when an
+    /// answer came.
     public init(reachable: Bool, latencyMilliseconds: Int64?, status: Int?, says: String?, problem: String?) {
         self.reachable = reachable
         self.latencyMilliseconds = latencyMilliseconds
