@@ -52,6 +52,27 @@ struct RunnableSnippetsTests {
         #expect(try await storage.read(SettingsStore.key)?.contains("sk-example") != true)
     }
 
+    @Test("the chats example stores the question and its answer together, and clears the draft")
+    func chatsExample() async throws {
+        let storage = MemoryStorage()
+        let chat = try #require(try await ChatsSnippets.oneTurn(storage))
+        #expect(chat.messages.map(\.text) == ["hello", "hi"])
+        #expect(try await ChatRepository(storage: storage).draft(for: chat.id) == nil)
+    }
+
+    @Test(
+        "the migration example copies the old store before the first read, marks it done, and leaves the old one as it was"
+    )
+    func migrationExample() async throws {
+        let old = MemoryStorage([StorageKey(.chats, "c1"): "the old chat"])
+        let new = MemoryStorage()
+        let storage = ChatsSnippets.migratedStore(new, old)
+        #expect(try await storage.read(StorageKey(.chats, "c1")) == "the old chat")
+        #expect(try await new.read(MigrationMarker.key) != nil, "the done-marker is in the new store")
+        #expect(await old.listIds(.cache).isEmpty, "no marker in the old store")
+        #expect(try await old.read(StorageKey(.chats, "c1")) == "the old chat", "the old store unchanged")
+    }
+
     @Test("the kept-data example keeps nothing, and writes no database, when keys live in process memory only")
     func vaultWithoutAKeyring() async throws {
         let directory = try TemporaryDirectory()
