@@ -92,6 +92,14 @@ let package = Package(
             dependencies: ["keep-torture", "KeepPorts", "KeepFileStore", "KeepSealed", "KeepConformance"]),
         // keep-bench --quick's code paths and the shape of its output; never a timing.
         .testTarget(name: "KeepBenchTests", dependencies: ["keep-bench", "KeepConformance"]),
+        // The code of the README, docs/ and the DocC articles, compiled (and run where it can
+        // be): DocumentedCodeTests finds every swift block of those pages in these sources.
+        .testTarget(
+            name: "KeepDocsTests",
+            dependencies: [
+                "KeepPorts", "KeepFileStore", "KeepSecretService", "KeepSealed", "KeepConformance", "KeepCore",
+                "KeepApp",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

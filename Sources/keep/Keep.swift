@@ -99,6 +99,7 @@ enum Keep {
         Every command takes --help; keep --version prints the version. Exit status: 0 success,
         1 failure, 2 usage.
         Data: $XDG_DATA_HOME/keep, else ~/.local/share/keep. Keys: the Secret Service.
+        The guide, with every command and its JSON: docs/keep-guide.md in keep's source.
 
         """
     }

@@ -23,6 +23,16 @@ struct CommandLineTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.root), "help touches no data")
     }
 
+    @Test("keep --help points at the guide, which the package holds with the command reference")
+    func helpPointsAtTheGuide() async throws {
+        let help = try await Sandbox().run(["--help"])
+        #expect(help.stdout.contains("docs/keep-guide.md"), "\(help)")
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let guide = try String(contentsOf: root.appendingPathComponent("docs/keep-guide.md"), encoding: .utf8)
+        #expect(guide.contains("\n## Command reference\n"))
+    }
+
     @Test(
         "each command's help lists under Options what its usage line offers, and the usage offers every option listed",
         arguments: commands.filter { !$0.isEmpty })

@@ -1,0 +1,37 @@
+import KeepPorts
+
+/// The code of the KeepPorts article ("Using the ports") and of the README's tour,
+/// compiled here so that neither can drift from code that builds.
+enum PortsSnippets {
+    /// Writes `serializedChat` under `chats`/`c1` of a memory store and reads it back.
+    static func storeAValue(_ serializedChat: String) async throws -> String? {
+        let storage: any StoragePort = MemoryStorage()
+        try await storage.write(StorageKey(.chats, "c1"), serializedChat)
+        let raw = try await storage.read(StorageKey(.chats, "c1"))  // nil when absent
+        return raw
+    }
+
+    /// What a person is told for `error`: the kind of failure, then the facts.
+    static func explain(_ error: StorageError) -> String {
+        switch error.code {
+        case .full: "the disk is full: \(error)"
+        case .unavailable: "the disk refused: \(error)"
+        case .corrupt: "this one value cannot be read: \(error)"
+        case .invalidId, .unknownNamespace, .io: "\(error)"
+        }
+    }
+
+    /// Stores `apiKey` in `secrets`, checks it is there without loading it, reads and
+    /// removes it; answers whether it was configured and the value read.
+    static func keepASecret(_ secrets: any SecretsPort, _ apiKey: String) async throws -> (Bool, String?) {
+        let ref = SecretRef(.openrouter, account: "work")
+        try await secrets.set(ref, apiKey)
+        let configured = try await secrets.has(ref)  // never loads the value
+        let value = try await secrets.get(ref)  // nil when never set
+        try await secrets.delete(ref)  // deleting an absent secret succeeds too
+        if !secrets.protection.persists {
+            print("keys are held in this process only: \(secrets.protection.summary)")
+        }
+        return (configured, value)
+    }
+}
