@@ -1,4 +1,4 @@
-/// How much work one run does: the full run the README's figures come from, or the
+/// How much work one run does: the full run the Performance article's figures come from, or the
 /// seconds-long `--quick` run a smoke test uses (its figures are not for comparing).
 struct Scale: Sendable, Equatable {
     /// Rounds run and thrown away before the measured ones, for every contender.

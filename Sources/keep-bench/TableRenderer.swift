@@ -1,5 +1,6 @@
-/// The report as Markdown tables: readable in a terminal, and pasted as it is into the
-/// README. Each table puts the ratio first, then the contender, its median and spread.
+/// The report as Markdown tables: readable in a terminal, and written as it is into the
+/// Performance article by `--update`. Each table puts the ratio first, then the
+/// contender, its median and spread.
 enum TableRenderer {
     static func render(_ report: BenchReport) -> String {
         var out: [String] = ["# keep-bench", ""]

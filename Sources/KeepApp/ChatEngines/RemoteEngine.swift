@@ -23,7 +23,7 @@ import KeepPorts
 /// Cancelling the calling task cancels the request. A server that ignores `stream` and
 /// answers one JSON completion is understood too.
 ///
-/// At the edge (README, "What keep sends, and where"): a key is never sent over plain http
+/// At the edge (`docs/keep-guide.md`, "What keep sends, and where"): a key is never sent over plain http
 /// to a host that is not this machine unless `keyOverHttpHosts` names it (``CleartextRule``,
 /// checked before connecting); a redirect is never followed by the transport, and by the
 /// engine only as ``RedirectPolicy`` allows (same origin, 307 or 308, the request resent

@@ -4,7 +4,7 @@ import Foundation
 /// slashes left readable, times as UTC ISO 8601 to the millisecond, one trailing newline.
 ///
 /// Sorted keys make the output stable (a diff of two runs shows only what changed); the
-/// shapes themselves are the report types' and are documented in the README.
+/// shapes themselves are the report types' and are documented in `docs/keep-guide.md`, "JSON output".
 public enum JSONReport {
     /// `value` as JSON text. Throws only for a value JSON cannot hold (a NaN number),
     /// which no report holds.
