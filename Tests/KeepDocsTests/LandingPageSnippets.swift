@@ -62,15 +62,6 @@ struct LandingPageSnippetTests {
         #expect(outcome.chat == #"{"title":"hello"}"# && outcome.configured)
     }
 
-    /// A key store that says it persists, as the keyring does, holding its keys in memory.
-    actor PersistingKeyStore: KeyStorePort {
-        nonisolated let protection: SecretProtection = .osKeyring
-        private var keys: [KeyName: [UInt8]] = [:]
-        func load(_ name: KeyName) -> [UInt8]? { keys[name] }
-        func store(_ name: KeyName, _ key: [UInt8]) { keys[name] = key }
-        func delete(_ name: KeyName) { keys[name] = nil }
-    }
-
     @Test("KeepSealed's example opens a sealer that seals and opens, and none where nothing may be kept")
     func sealed() async throws {
         let directory = try TemporaryDirectory()
@@ -78,7 +69,8 @@ struct LandingPageSnippetTests {
             keys: MemoryKeyStore(), database: directory.appending("a.sqlite"))
         #expect(none == nil, "a key held in process memory keeps nothing")
         let sealer = try #require(
-            try await LandingPageSnippets.sealed(keys: PersistingKeyStore(), database: directory.appending("b.sqlite")))
+            try await LandingPageSnippets.sealed(
+                keys: MemoryKeyStore(protection: .osKeyring), database: directory.appending("b.sqlite")))
         let binding = SealBinding(owner: "demo", kind: "note", shapeVersion: 1, subject: nil)
         #expect(try sealer.open(try sealer.seal(Array("kept".utf8), for: binding), for: binding) == Array("kept".utf8))
     }

@@ -76,22 +76,13 @@ public struct ChatsReport: Codable, Sendable, Equatable {
             json.openArray()
             for chat in listing.chats {
                 json.openObject()
-                json.key("created")
-                json.time(chat.created)
-                json.key("draft")
-                json.bool(withDraft.contains(chat.id))
-                if let engine = chat.engine {
-                    json.key("engine")
-                    json.string(engine)
-                }
-                json.key("id")
-                json.string(chat.id)
-                json.key("messages")
-                json.integer(chat.messageCount)
-                json.key("title")
-                json.string(chat.title)
-                json.key("updated")
-                json.time(chat.updated)
+                json.member("created", chat.created)
+                json.member("draft", withDraft.contains(chat.id))
+                if let engine = chat.engine { json.member("engine", engine) }
+                json.member("id", chat.id)
+                json.member("messages", chat.messageCount)
+                json.member("title", chat.title)
+                json.member("updated", chat.updated)
                 json.closeObject()
             }
             json.closeArray()
@@ -103,10 +94,8 @@ public struct ChatsReport: Codable, Sendable, Equatable {
             json.openArray()
             for chat in listing.unreadable {
                 json.openObject()
-                json.key("id")
-                json.string(chat.id)
-                json.key("reason")
-                json.string(chat.reason)
+                json.member("id", chat.id)
+                json.member("reason", chat.reason)
                 json.closeObject()
             }
             json.closeArray()

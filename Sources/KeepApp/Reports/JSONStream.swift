@@ -61,6 +61,30 @@ struct JSONStream: ~Copyable {
         afterKey = true
     }
 
+    /// The member `name` with the string `text`.
+    mutating func member(_ name: String, _ text: String) {
+        key(name)
+        string(text)
+    }
+
+    /// The member `name` with the time `date`.
+    mutating func member(_ name: String, _ date: Date) {
+        key(name)
+        time(date)
+    }
+
+    /// The member `name` with the whole number `value`.
+    mutating func member(_ name: String, _ value: Int) {
+        key(name)
+        integer(value)
+    }
+
+    /// The member `name` with `true` or `false`.
+    mutating func member(_ name: String, _ value: Bool) {
+        key(name)
+        bool(value)
+    }
+
     /// A string: an array's element, or a member's value after ``key(_:)``.
     mutating func string(_ text: String) {
         startValue()
@@ -68,7 +92,7 @@ struct JSONStream: ~Copyable {
     }
 
     /// A time, as ``UTCTime`` writes it, in quotes.
-    mutating func time(_ date: Date) {
+    private mutating func time(_ date: Date) {
         startValue()
         bytes.append(UInt8(ascii: "\""))
         UTCTime.append(date, to: &bytes)
@@ -76,13 +100,13 @@ struct JSONStream: ~Copyable {
     }
 
     /// A whole number.
-    mutating func integer(_ value: Int) {
+    private mutating func integer(_ value: Int) {
         startValue()
         bytes.append(contentsOf: String(value).utf8)
     }
 
     /// `true` or `false`.
-    mutating func bool(_ value: Bool) {
+    private mutating func bool(_ value: Bool) {
         startValue()
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }

@@ -22,7 +22,7 @@ struct KeptLaunchTests {
     func keptInTheDatabase() async throws {
         let directory = try TemporaryDirectory()
         let root = directory.appending("keep")
-        let keys = TestKeyring()
+        let keys = MemoryKeyStore(protection: .osKeyring)
         let told = Told()
         let first = try await KeptData.open(root: root, keys: keys, http: server, warn: told.warn)
         #expect(first.status == .kept(path: root + "/kept.sqlite"))
@@ -55,7 +55,7 @@ struct KeptLaunchTests {
     func lostKeyIsToldOnce() async throws {
         let directory = try TemporaryDirectory()
         let root = directory.appending("keep")
-        let keys = TestKeyring()
+        let keys = MemoryKeyStore(protection: .osKeyring)
         let server = try ServerAddress("http://127.0.0.1:8080/v1")
         let before = try await KeptData.open(root: root, keys: keys, http: self.server, warn: Told().warn)
         _ = try await before.engines.refresh(server, apiKey: nil)
@@ -80,7 +80,8 @@ struct KeptLaunchTests {
         let directory = try TemporaryDirectory()
         let root = directory.appending("keep")
         try FileManager.default.createDirectory(atPath: root + "/kept.sqlite", withIntermediateDirectories: true)
-        let kept = try await KeptData.open(root: root, keys: TestKeyring(), http: server, warn: Told().warn)
+        let kept = try await KeptData.open(
+            root: root, keys: MemoryKeyStore(protection: .osKeyring), http: server, warn: Told().warn)
         guard case .failed(let detail) = kept.status else {
             Issue.record("expected a failed status, got \(kept.status)")
             return
@@ -95,7 +96,7 @@ struct KeptLaunchTests {
     func peekMakesNothing() async throws {
         let directory = try TemporaryDirectory()
         let root = directory.appending("keep")
-        let keys = TestKeyring()
+        let keys = MemoryKeyStore(protection: .osKeyring)
         let peek = try #require(try await KeptData.peek(root: root, keys: keys, http: server, warn: Told().warn))
         #expect(peek.status == .notYet(path: root + "/kept.sqlite"))
         #expect(try await keys.load(try KeyName(DataKeyVault.keyName)) == nil)
@@ -110,7 +111,7 @@ struct KeptLaunchTests {
     func launchProblemsAreTold() async throws {
         let directory = try TemporaryDirectory()
         let root = directory.appending("keep")
-        let keys = TestKeyring()
+        let keys = MemoryKeyStore(protection: .osKeyring)
         let kept = try await KeptData.open(root: root, keys: keys, http: server, warn: Told().warn)
         guard let sealer = kept.engines.seal.sealer as? AESGCMSealer else {
             Issue.record("the engines keeper seals with the vault's sealer")
@@ -136,7 +137,8 @@ struct KeptLaunchTests {
     func everyOwnerIsAsked() async throws {
         let directory = try TemporaryDirectory()
         let root = directory.appending("keep")
-        let kept = try await KeptData.open(root: root, keys: TestKeyring(), http: server, warn: Told().warn)
+        let kept = try await KeptData.open(
+            root: root, keys: MemoryKeyStore(protection: .osKeyring), http: server, warn: Told().warn)
         let database = try SQLiteDatabase(path: root + "/kept.sqlite")
         let tables = try await database.read { transaction throws(SQLiteError) in
             try transaction.query(

@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import KeepPorts
 import KeepSealed
 import Testing
 
@@ -30,7 +31,9 @@ struct KeptOnDiskTests {
         let planted = "planted-plaintext-\(unique)"
 
         let sealer = try #require(
-            try await DataKeyVault(keys: TestKeyring(), sealing: AESGCMSealing(), databasePath: path).open().sealer)
+            try await DataKeyVault(
+                keys: MemoryKeyStore(protection: .osKeyring), sealing: AESGCMSealing(), databasePath: path
+            ).open().sealer)
         do {
             let database = try SQLiteDatabase(path: path)
             let server = ScriptedServer(.models(models), says: says)
@@ -86,7 +89,9 @@ struct KeptOnDiskTests {
         let directory = try TemporaryDirectory()
         let path = directory.appending("kept.sqlite")
         _ = try #require(
-            try await DataKeyVault(keys: TestKeyring(), sealing: AESGCMSealing(), databasePath: path).open().sealer)
+            try await DataKeyVault(
+                keys: MemoryKeyStore(protection: .osKeyring), sealing: AESGCMSealing(), databasePath: path
+            ).open().sealer)
         do {
             let database = try SQLiteDatabase(path: path)
             _ = try await EnginesSQLiteStore.open(database)
