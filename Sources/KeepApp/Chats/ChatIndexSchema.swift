@@ -77,15 +77,18 @@ enum ChatIndexSchema {
     ) throws(SQLiteError) -> Comparison {
         var comparison = Comparison()
         comparison.trusted.reserveCapacity(stamps.count)
-        var unseen = stamps
+        // The stamps are only looked up, never copied: a listing matches them all, nearly always.
+        var matched: [String] = []
+        matched.reserveCapacity(stamps.count)
         let sql =
             "SELECT id, size, modified, inode, has_text, settled, title, created, updated, messages, engine FROM chats"
         try transaction.forEachRow(sql) { row throws(SQLiteError) in
             let id = try row.text(0)
-            guard let stamp = unseen.removeValue(forKey: id) else {
+            guard let stamp = stamps[id] else {
                 comparison.gone.append(id)
                 return
             }
+            matched.append(id)
             let indexed = FileStamp(
                 size: try row.integer(1), modified: try row.integer(2), inode: UInt64(bitPattern: try row.integer(3)))
             let hasText = try row.integer(4) != 0, settled = try row.integer(5) != 0
@@ -98,7 +101,11 @@ enum ChatIndexSchema {
                     id: id, title: try row.text(6), created: try date(row, 7), updated: try date(row, 8),
                     messageCount: Int(try row.integer(9)), engine: try optionalText(row, 10)))
         }
-        for (id, stamp) in unseen { comparison.stale.append((id, stamp, false)) }
+        // Files the index has never seen: the stamps left over.
+        if matched.count < stamps.count {
+            let indexed = Set(matched)
+            for (id, stamp) in stamps where !indexed.contains(id) { comparison.stale.append((id, stamp, false)) }
+        }
         return comparison
     }
 
