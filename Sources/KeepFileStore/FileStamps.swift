@@ -123,27 +123,13 @@ public enum FileStamps {
         }
     }
 
-    /// The names in `directory` that are ids of the store's (`nil` when the directory is
-    /// missing), without a stamp.
+    /// The names in `directory` (none when it is missing), listed as the file store lists
+    /// them: a symbolic link planted at the directory's name is refused, never followed.
     private static func names(in directory: String) throws(StorageError) -> [String] {
-        guard let stream = opendir(directory) else {
-            let failure = errno
-            if failure == ENOENT { return [] }
-            throw .system("opendir", path: directory, errno: failure)
-        }
-        defer { closedir(stream) }
-        var names: [String] = []
-        while true {
-            errno = 0
-            guard let entry = readdir(stream) else {
-                let failure = errno
-                if failure != 0 { throw .system("readdir", path: directory, errno: failure) }
-                return names
-            }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
+        do {
+            return try POSIXFileSystem().listDirectory(directory)
+        } catch let error where error.errno == ENOENT {
+            return []
         }
     }
 
@@ -152,7 +138,7 @@ public enum FileStamps {
     private static func stamps(
         of names: ArraySlice<String>, in directory: String
     ) throws(StorageError) -> [String: FileStamp] {
-        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
             let failure = errno
             if failure == ENOENT { return [:] }

@@ -40,4 +40,15 @@ struct FileStampsTests {
         #expect(stamps["real"]?.isRegularFile == true)
         #expect(stamps["planted"]?.irregularity == "it is a symbolic link, not a file")
     }
+
+    @Test("a symbolic link planted at the namespace's directory is refused, never followed")
+    func plantedDirectoryLink() async throws {
+        let directory = try TemporaryDirectory()
+        let elsewhere = try TemporaryDirectory()
+        let other = try FileStore(root: elsewhere.path)
+        try await other.write(StorageKey(.chats, "theirs"), "{}")
+        #expect(mkdir(directory.path + "/store", 0o700) == 0)
+        #expect(symlink(elsewhere.path + "/store/chats", directory.path + "/store/chats") == 0)
+        await #expect(throws: StorageError.self) { try await FileStamps.read(root: directory.path, .chats) }
+    }
 }
