@@ -38,20 +38,45 @@ public enum UTCTime {
         let seconds = (milliseconds - fraction) / 1000
         let secondOfDay = (seconds % 86_400 + 86_400) % 86_400
         let (year, month, day) = civil(fromDays: (seconds - secondOfDay) / 86_400)
-        appendDigits(year, 4, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendDigits(month, 2, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendDigits(day, 2, to: &bytes)
-        bytes.append(UInt8(ascii: "T"))
-        appendDigits(secondOfDay / 3600, 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendDigits(secondOfDay / 60 % 60, 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendDigits(secondOfDay % 60, 2, to: &bytes)
-        bytes.append(UInt8(ascii: "."))
-        appendDigits(fraction, 3, to: &bytes)
-        bytes.append(UInt8(ascii: "Z"))
+        let (hour, minute, second) = (secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60)
+        guard (0...9999).contains(year) else {
+            // Outside the four-digit years: as many digits as it takes, and a sign.
+            appendDigits(year, 4, to: &bytes)
+            bytes.append(UInt8(ascii: "-"))
+            appendDigits(month, 2, to: &bytes)
+            bytes.append(UInt8(ascii: "-"))
+            appendDigits(day, 2, to: &bytes)
+            bytes.append(UInt8(ascii: "T"))
+            appendDigits(hour, 2, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            appendDigits(minute, 2, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            appendDigits(second, 2, to: &bytes)
+            bytes.append(UInt8(ascii: "."))
+            appendDigits(fraction, 3, to: &bytes)
+            bytes.append(UInt8(ascii: "Z"))
+            return
+        }
+        // The usual case: 24 bytes of fixed layout, written in place and appended at once.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+            /// `value` in `width` digits at `offset`, and `separator` after them.
+            func put(_ value: Int64, _ width: Int, at offset: Int, then separator: UInt8) {
+                var value = value
+                for position in (offset..<offset + width).reversed() {
+                    text[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
+                    value /= 10
+                }
+                text[offset + width] = separator
+            }
+            put(year, 4, at: 0, then: UInt8(ascii: "-"))
+            put(month, 2, at: 5, then: UInt8(ascii: "-"))
+            put(day, 2, at: 8, then: UInt8(ascii: "T"))
+            put(hour, 2, at: 11, then: UInt8(ascii: ":"))
+            put(minute, 2, at: 14, then: UInt8(ascii: ":"))
+            put(second, 2, at: 17, then: UInt8(ascii: "."))
+            put(fraction, 3, at: 20, then: UInt8(ascii: "Z"))
+            bytes.append(contentsOf: text)
+        }
     }
 
     /// `value`'s decimal digits, zero-padded to at least `width`.

@@ -82,7 +82,7 @@ public struct FileStore: StoragePort {
                 code: .corrupt, operation: "read", path: path, errno: ELOOP,
                 reason: "it is a symbolic link, which keep never follows")
         }
-        guard let value = String(validating: bytes, as: UTF8.self) else {
+        guard let value = String(checkedUTF8: bytes) else {
             throw StorageError(code: .corrupt, operation: "read", path: path, reason: "the file is not valid UTF-8")
         }
         return value

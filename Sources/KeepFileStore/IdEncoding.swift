@@ -62,7 +62,7 @@ package enum IdEncoding {
             }
         }
         // The canonical spelling only: re-encoding must give the very same name back.
-        guard let id = String(validating: bytes, as: UTF8.self), encode(id) == name else { return nil }
+        guard let id = String(checkedUTF8: bytes), encode(id) == name else { return nil }
         return id
     }
 

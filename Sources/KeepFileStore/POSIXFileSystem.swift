@@ -126,9 +126,14 @@ package struct POSIXFileSystem: FileSystemCalls {
                 if errno != 0 { throw .system("readdir", path: path, errno: errno) }
                 return names
             }
-            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-            if bytes == [0x2e] || bytes == [0x2e, 0x2e] { continue }
-            if let name = String(validating: bytes, as: UTF8.self) { names.append(name) }
+            // The name read where it lies, up to its NUL: no copy of it but the String's own.
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw -> String? in
+                let bytes = raw.assumingMemoryBound(to: UInt8.self)
+                let name = UnsafeBufferPointer(rebasing: bytes[..<(bytes.firstIndex(of: 0) ?? bytes.count)])
+                if name.count <= 2 && name.allSatisfy({ $0 == 0x2e }) { return nil }  // `.` and `..`
+                return String(checkedUTF8: name)
+            }
+            if let name { names.append(name) }
         }
     }
 

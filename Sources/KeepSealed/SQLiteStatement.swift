@@ -92,65 +92,26 @@ struct SQLiteStatement: ~Copyable {
     /// Runs the statement to the end, collecting every row.
     func rows() throws(SQLiteError) -> [SQLiteRow] {
         var rows: [SQLiteRow] = []
-        try forEachRow { row throws(SQLiteError) in rows.append(row) }
+        try forEachRow { columns throws(SQLiteError) in
+            var values: [SQLiteValue] = []
+            values.reserveCapacity(columns.count)
+            for column in 0..<columns.count { values.append(try columns.value(column)) }
+            rows.append(SQLiteRow(values))
+        }
         return rows
     }
 
-    /// Runs the statement to the end, handing each row to `body` as it is read.
-    func forEachRow(_ body: (SQLiteRow) throws(SQLiteError) -> Void) throws(SQLiteError) {
+    /// Runs the statement to the end, handing each row's columns to `body` in place.
+    func forEachRow(_ body: (borrowing SQLiteColumns) throws(SQLiteError) -> Void) throws(SQLiteError) {
+        let columns = SQLiteColumns(handle: handle, connection: connection, path: path, sql: sql)
         while true {
             let result = sqlite3_step(handle)
             switch result {
             case SQLITE_DONE: return
-            case SQLITE_ROW: try body(try row())
+            case SQLITE_ROW: try body(columns)
             default: throw .last(connection, result, operation: "step", path: path, sql: sql)
             }
         }
-    }
-
-    /// The current row's columns, each read as the type SQLite holds it in.
-    private func row() throws(SQLiteError) -> SQLiteRow {
-        let count = sqlite3_column_count(handle)
-        var values: [SQLiteValue] = []
-        values.reserveCapacity(Int(count))
-        for column in 0..<count {
-            // The type first, then the bytes, then their length: the order SQLite
-            // documents, so no conversion happens behind our back.
-            switch sqlite3_column_type(handle, column) {
-            case SQLITE_INTEGER:
-                values.append(.integer(sqlite3_column_int64(handle, column)))
-            case SQLITE_FLOAT:
-                values.append(.real(sqlite3_column_double(handle, column)))
-            case SQLITE_TEXT:
-                // Text is never a NULL pointer (an empty string is ""), except when SQLite
-                // ran out of memory converting it.
-                guard let text = sqlite3_column_text(handle, column) else {
-                    throw .last(connection, SQLITE_NOMEM, operation: "read column", path: path, sql: sql)
-                }
-                let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
-                guard let string = String(validating: bytes, as: UTF8.self) else {
-                    throw .refused(
-                        .mismatch, SQLITE_MISMATCH, operation: "read column", path: path, sql: sql,
-                        "column \(column) holds text that is not UTF-8")
-                }
-                values.append(.text(string))
-            case SQLITE_BLOB:
-                let blob = sqlite3_column_blob(handle, column)
-                let count = Int(sqlite3_column_bytes(handle, column))
-                // A zero-length blob comes back as a NULL pointer and is still an empty
-                // blob; a NULL pointer with bytes to give is SQLite out of memory.
-                if let blob {
-                    values.append(.blob(Array(UnsafeRawBufferPointer(start: blob, count: count))))
-                } else if count == 0 {
-                    values.append(.blob([]))
-                } else {
-                    throw .last(connection, SQLITE_NOMEM, operation: "read column", path: path, sql: sql)
-                }
-            default:
-                values.append(.null)
-            }
-        }
-        return SQLiteRow(values)
     }
 
     /// Whether `text` holds a statement (not just blanks and comments).

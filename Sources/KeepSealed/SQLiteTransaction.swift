@@ -25,11 +25,12 @@ public struct SQLiteTransaction: ~Copyable {
         try run(sql, parameters)
     }
 
-    /// Runs one query with `parameters` bound in order, handing each row to `body` as it
-    /// is read: for a result too large to hold whole (an index of tens of thousands of
-    /// rows). An error `body` throws stops the query and is thrown from here.
+    /// Runs one query with `parameters` bound in order, handing each row's columns to `body`
+    /// in place as it is read: for a result too large to hold whole, or read too often to
+    /// build every row (an index of tens of thousands of rows). An error `body` throws stops
+    /// the query and is thrown from here.
     public func forEachRow(
-        _ sql: String, _ parameters: [SQLiteValue] = [], _ body: (SQLiteRow) throws(SQLiteError) -> Void
+        _ sql: String, _ parameters: [SQLiteValue] = [], _ body: (borrowing SQLiteColumns) throws(SQLiteError) -> Void
     ) throws(SQLiteError) {
         try prepared(sql, parameters).forEachRow(body)
     }

@@ -47,4 +47,15 @@ struct UTCTimeTests {
     func accepted(_ text: String, _ milliseconds: Int64) {
         #expect(UTCTime.milliseconds(text) == milliseconds)
     }
+
+    @Test(
+        "a time outside the four-digit years is written with every digit and its sign",
+        arguments: [
+            (Int64(-62_167_219_200_001), "-0001-12-31T23:59:59.999Z"),
+            (-62_167_219_200_000, "0000-01-01T00:00:00.000Z"),
+            (253_402_300_800_000, "10000-01-01T00:00:00.000Z"),
+        ])
+    func outsideFourDigitYears(_ milliseconds: Int64, _ text: String) {
+        #expect(UTCTime.text(milliseconds: milliseconds) == text)
+    }
 }

@@ -199,6 +199,45 @@ struct SQLiteDatabaseTests {
         #expect(try row.blob(1) == [0])
     }
 
+    @Test("columns read in place check their type, their index and their text as a row does")
+    func columnsReadInPlaceAreChecked() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase(path: directory.appending("kept.sqlite"))
+        let sql = "SELECT 'text', 7, 2.5, NULL, x'00', CAST(x'ff' AS TEXT)"
+        let (read, refusals) = try await database.read { transaction throws(SQLiteError) in
+            var read: [String] = []
+            var refusals: [SQLiteError.Code] = []
+            try transaction.forEachRow(sql) { columns throws(SQLiteError) in
+                read = [
+                    try columns.text(0), "\(try columns.integer(1))", "\(try columns.number(1))",
+                    "\(try columns.number(2))", "\(String(describing: try columns.optionalText(3)))",
+                    "\(try columns.value(4))",
+                ]
+                // Each of these is a typed refusal, never a crash or a default.
+                for attempt in 0..<7 {
+                    do throws(SQLiteError) {
+                        switch attempt {
+                        case 0: _ = try columns.integer(0)
+                        case 1: _ = try columns.text(1)
+                        case 2: _ = try columns.number(0)
+                        case 3: _ = try columns.optionalText(4)
+                        case 4: _ = try columns.integer(6)
+                        case 5: _ = try columns.text(-1)
+                        default: _ = try columns.text(5)
+                        }
+                    } catch {
+                        refusals.append(error.code)
+                    }
+                }
+            }
+            return (read, refusals)
+        }
+        #expect(read == ["text", "7", "7.0", "2.5", "nil", "blob([0])"])
+        #expect(
+            refusals == Array(repeating: SQLiteError.Code.mismatch, count: 7),
+            "the wrong type, a column not selected, not UTF-8")
+    }
+
     @Test("a file that is not a database is a typed error, and is left as it was")
     func notADatabaseIsATypedError() async throws {
         let directory = try TemporaryDirectory()

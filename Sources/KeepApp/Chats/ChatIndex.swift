@@ -119,6 +119,12 @@ public struct ChatIndex: Sendable {
         let database: SQLiteDatabase?
     }
 
+    /// The index opened and its entries read.
+    private struct Indexed: Sendable {
+        let database: SQLiteDatabase
+        let entries: [ChatIndexSchema.Entry]
+    }
+
     /// The listing, with the index brought up to date; from a full scan when the index
     /// cannot be used even after one rebuild.
     private func refresh(withText: Bool) async throws(ChatError) -> Refreshed {
@@ -126,35 +132,63 @@ public struct ChatIndex: Sendable {
         _ = try await repository.draftIds()
         // Taken before the stamps: a file changed a while before it is settled (see below).
         let started = clock()
+        // The index is read on its own thread while the files are stamped on the file
+        // stores': an entry is trusted by its stamp alone, whichever was read first.
+        async let prefetched = readIfPresent()
         let stamps: [String: FileStamp]
         do {
             stamps = try await FileStamps.read(root: root, .chats)
         } catch {
+            _ = await prefetched
             throw .storage(error)
         }
+        var indexed = await prefetched
         // No chat was ever written: nothing to cache, and nothing is created.
-        if stamps.isEmpty && !FileManager.default.fileExists(atPath: path) {
+        if stamps.isEmpty && indexed == nil {
             return Refreshed(listing: ChatSummaryListing(chats: [], unreadable: []), database: nil)
         }
         for attempt in 0..<2 {
             do {
-                return try await refresh(stamps, started: started, withText: withText)
+                let index: Indexed
+                if let indexed { index = try indexed.get() } else { index = try await read() }
+                return try await refresh(index, against: stamps, started: started, withText: withText)
             } catch {
                 // Busy past the timeout, a full disk, a refused file: the index is not
                 // damaged, only out of reach this time; the chats answer instead.
                 guard Self.isDamage(error) else { break }
                 if attempt == 0 { discard() }
+                indexed = nil
             }
         }
         return Refreshed(listing: ChatSummaryListing(try await repository.scan()), database: nil)
     }
 
-    /// One pass: the index read, the changed chats read again, the index updated.
-    private func refresh(_ stamps: [String: FileStamp], started: Int64, withText: Bool) async throws -> Refreshed {
+    /// The index, opened (created when missing), and its entries.
+    private func read() async throws(SQLiteError) -> Indexed {
         let database = try await open()
-        let known = try await database.read { transaction throws(SQLiteError) in
-            try ChatIndexSchema.compare(stamps, withText: withText, in: transaction)
+        let entries = try await database.read { transaction throws(SQLiteError) in
+            try ChatIndexSchema.entries(in: transaction)
         }
+        return Indexed(database: database, entries: entries)
+    }
+
+    /// ``read()`` when the index file exists (`nil` when not: nothing is created), its
+    /// error kept as a value.
+    private func readIfPresent() async -> Result<Indexed, SQLiteError>? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            return .success(try await read())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// One pass: the index held against the stamps, the changed chats read again, the
+    /// index updated.
+    private func refresh(
+        _ index: Indexed, against stamps: [String: FileStamp], started: Int64, withText: Bool
+    ) async throws -> Refreshed {
+        let known = ChatIndexSchema.compare(index.entries, with: stamps, withText: withText)
         var chats = known.trusted
         var unreadable: [UnreadableChat] = []
         var changed: [(Chat, FileStamp)] = []
@@ -187,9 +221,13 @@ public struct ChatIndex: Sendable {
             if indexed { gone.append(id) }
         }
         if !changed.isEmpty || !gone.isEmpty {
-            let changes = changed
+            // Oldest first, so that the index's own order (the newest last) stays close to
+            // a listing's, and the next listing's sort has little to do.
+            let changes = changed.sorted {
+                ($0.0.updated, $0.0.created, $0.0.id) < ($1.0.updated, $1.0.created, $1.0.id)
+            }
             let removals = gone
-            try await database.write { transaction throws(SQLiteError) in
+            try await index.database.write { transaction throws(SQLiteError) in
                 for id in removals { try ChatIndexSchema.remove(id, in: transaction) }
                 for (chat, stamp) in changes {
                     try ChatIndexSchema.replace(
@@ -198,7 +236,7 @@ public struct ChatIndex: Sendable {
                 }
             }
         }
-        return Refreshed(listing: ChatSummaryListing(chats: chats, unreadable: unreadable), database: database)
+        return Refreshed(listing: ChatSummaryListing(chats: chats, unreadable: unreadable), database: index.database)
     }
 
     /// The index, opened (created when missing) with its schema in place; an index of

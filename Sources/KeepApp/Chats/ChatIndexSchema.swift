@@ -15,6 +15,15 @@ import KeepSealed
 ///   still serves GLOB). A match is only a candidate; the search checks it against
 ///   the message itself, so its meaning stays that of ``ChatRepository/search(_:)``.
 enum ChatIndexSchema {
+    /// One row of `chats`: the summary of a chat as indexed, the stamp of the file it was
+    /// read from, and whether it holds the chat's text and was settled when indexed.
+    struct Entry: Sendable {
+        let summary: ChatSummary
+        let stamp: FileStamp
+        let hasText: Bool
+        let settled: Bool
+    }
+
     /// The index held against the chat files' stamps: what it can answer, what must be
     /// read again, and what it holds of files that are gone.
     struct Comparison: Sendable {
@@ -66,44 +75,53 @@ enum ChatIndexSchema {
         _ = try transaction.execute("INSERT OR REPLACE INTO meta(name, value) VALUES('schema', ?)", [.integer(version)])
     }
 
-    /// Every row of `chats` held against `stamps` (each chat file's stamp, by id) in one
-    /// pass over the rows: only a trusted entry is turned into a summary, and no row is
-    /// kept (an index of tens of thousands of chats is never held whole).
-    ///
-    /// An entry is trusted only when it was settled when indexed: a file changed in the
-    /// same tick of the clock as its read could otherwise keep its size, time and inode.
-    static func compare(
-        _ stamps: [String: FileStamp], withText: Bool, in transaction: borrowing SQLiteTransaction
-    ) throws(SQLiteError) -> Comparison {
+    /// Every row of `chats`, the most recently indexed first: a chat is indexed again when
+    /// it changes, so this is close to the order a listing shows, and sorting it costs
+    /// little. Each column is read in place and checked; nothing else is built.
+    static func entries(in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> [Entry] {
+        var entries: [Entry] = []
+        let sql =
+            "SELECT id, size, modified, inode, has_text, settled, title, created, updated, messages, engine "
+            + "FROM chats ORDER BY rowid DESC"
+        try transaction.forEachRow(sql) { row throws(SQLiteError) in
+            let stamp = FileStamp(
+                size: try row.integer(1), modified: try row.integer(2), inode: UInt64(bitPattern: try row.integer(3)))
+            let summary = ChatSummary(
+                id: try row.text(0), title: try row.text(6),
+                created: Date(timeIntervalSince1970: try row.number(7)),
+                updated: Date(timeIntervalSince1970: try row.number(8)),
+                messageCount: Int(try row.integer(9)), engine: try row.optionalText(10))
+            entries.append(
+                Entry(
+                    summary: summary, stamp: stamp, hasText: try row.integer(4) != 0, settled: try row.integer(5) != 0))
+        }
+        return entries
+    }
+
+    /// `entries` held against `stamps` (each chat file's stamp, by id): only an entry whose
+    /// file still has the stamp it was indexed from is trusted, and only when it was settled
+    /// when indexed (a file changed in the same tick of the clock as its read could
+    /// otherwise keep its size, time and inode) and holds the text when `withText`.
+    static func compare(_ entries: [Entry], with stamps: [String: FileStamp], withText: Bool) -> Comparison {
         var comparison = Comparison()
         comparison.trusted.reserveCapacity(stamps.count)
-        // The stamps are only looked up, never copied: a listing matches them all, nearly always.
-        var matched: [String] = []
-        matched.reserveCapacity(stamps.count)
-        let sql =
-            "SELECT id, size, modified, inode, has_text, settled, title, created, updated, messages, engine FROM chats"
-        try transaction.forEachRow(sql) { row throws(SQLiteError) in
-            let id = try row.text(0)
+        var matched = 0
+        for entry in entries {
+            let id = entry.summary.id
             guard let stamp = stamps[id] else {
                 comparison.gone.append(id)
-                return
+                continue
             }
-            matched.append(id)
-            let indexed = FileStamp(
-                size: try row.integer(1), modified: try row.integer(2), inode: UInt64(bitPattern: try row.integer(3)))
-            let hasText = try row.integer(4) != 0, settled = try row.integer(5) != 0
-            guard indexed == stamp, settled, hasText || !withText else {
+            matched += 1
+            guard entry.stamp == stamp, entry.settled, entry.hasText || !withText else {
                 comparison.stale.append((id, stamp, true))
-                return
+                continue
             }
-            comparison.trusted.append(
-                ChatSummary(
-                    id: id, title: try row.text(6), created: try date(row, 7), updated: try date(row, 8),
-                    messageCount: Int(try row.integer(9)), engine: try optionalText(row, 10)))
+            comparison.trusted.append(entry.summary)
         }
         // Files the index has never seen: the stamps left over.
-        if matched.count < stamps.count {
-            let indexed = Set(matched)
+        if matched < stamps.count {
+            let indexed = Set(entries.lazy.map(\.summary.id))
             for (id, stamp) in stamps where !indexed.contains(id) { comparison.stale.append((id, stamp, false)) }
         }
         return comparison
@@ -246,10 +264,5 @@ enum ChatIndexSchema {
         default:
             throw SQLiteError(operation: "read index", path: nil, extendedCode: 1, message: "a time is not a number")
         }
-    }
-
-    private static func optionalText(_ row: SQLiteRow, _ index: Int) throws(SQLiteError) -> String? {
-        if case .null = try row.value(index) { return nil }
-        return try row.text(index)
     }
 }

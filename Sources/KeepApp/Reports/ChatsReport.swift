@@ -77,7 +77,7 @@ public struct ChatsReport: Codable, Sendable, Equatable {
             for chat in listing.chats {
                 json.openObject()
                 json.member("created", chat.created)
-                json.member("draft", withDraft.contains(chat.id))
+                json.member("draft", !withDraft.isEmpty && withDraft.contains(chat.id))
                 if let engine = chat.engine { json.member("engine", engine) }
                 json.member("id", chat.id)
                 json.member("messages", chat.messageCount)
@@ -112,6 +112,7 @@ public struct ChatsReport: Codable, Sendable, Equatable {
 
     /// ``draftOnly(_:draftIds:)`` for a listing of summaries.
     public static func draftOnly(_ listing: ChatSummaryListing, draftIds: [String]) -> [String] {
+        guard !draftIds.isEmpty else { return [] }
         let known = Set(listing.chats.map(\.id)).union(listing.unreadable.map(\.id))
         return draftIds.filter { !known.contains($0) }.sorted()
     }

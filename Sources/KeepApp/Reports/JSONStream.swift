@@ -53,34 +53,36 @@ struct JSONStream: ~Copyable {
 
     // MARK: - Members and values
 
-    /// Starts an object's member named `name`; its value comes next.
-    mutating func key(_ name: String) {
+    /// Starts an object's member named `name` (a name that needs no escape); its value
+    /// comes next.
+    mutating func key(_ name: StaticString) {
         startElement()
-        appendString(name)
-        bytes.append(contentsOf: " : ".utf8)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(contentsOf: "\" : ".utf8)
         afterKey = true
     }
 
     /// The member `name` with the string `text`.
-    mutating func member(_ name: String, _ text: String) {
+    mutating func member(_ name: StaticString, _ text: String) {
         key(name)
         string(text)
     }
 
     /// The member `name` with the time `date`.
-    mutating func member(_ name: String, _ date: Date) {
+    mutating func member(_ name: StaticString, _ date: Date) {
         key(name)
         time(date)
     }
 
     /// The member `name` with the whole number `value`.
-    mutating func member(_ name: String, _ value: Int) {
+    mutating func member(_ name: StaticString, _ value: Int) {
         key(name)
         integer(value)
     }
 
     /// The member `name` with `true` or `false`.
-    mutating func member(_ name: String, _ value: Bool) {
+    mutating func member(_ name: StaticString, _ value: Bool) {
         key(name)
         bool(value)
     }
@@ -153,7 +155,7 @@ struct JSONStream: ~Copyable {
     }
 
     private mutating func indent() {
-        for _ in 0..<depth { bytes.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: " ")]) }
+        for _ in 0..<2 * depth { bytes.append(UInt8(ascii: " ")) }
     }
 
     private mutating func handOn() {

@@ -32,7 +32,8 @@ extension KeptWall {
         static let sqliteWrapper = [
             "Sources/KeepSealed/SQLiteDatabase.swift", "Sources/KeepSealed/SQLiteDatabase+Migrations.swift",
             "Sources/KeepSealed/SQLiteError.swift", "Sources/KeepSealed/SQLiteRow.swift",
-            "Sources/KeepSealed/SQLiteStatement.swift", "Sources/KeepSealed/SQLiteTransaction.swift",
+            "Sources/KeepSealed/SQLiteColumns.swift", "Sources/KeepSealed/SQLiteStatement.swift",
+            "Sources/KeepSealed/SQLiteTransaction.swift",
         ]
         /// SQL outside owners' stores: the wrapper's own statements (transactions, pragmas,
         /// the migrations ledger) and the vault's bookkeeping table.
