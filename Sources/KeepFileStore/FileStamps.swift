@@ -100,7 +100,11 @@ public enum FileStamps {
             }
         }
         let middle = names.count / 2
-        async let first = outcome { () throws(StorageError) in try Self.stamps(of: names[..<middle], in: directory) }
+        // The first half's dictionary is made large enough for both: the second is merged
+        // into it without growing it.
+        async let first = outcome { () throws(StorageError) in
+            try Self.stamps(of: names[..<middle], in: directory, room: names.count)
+        }
         async let second = outcome { () throws(StorageError) in try Self.stamps(of: names[middle...], in: directory) }
         var all = try await first.get()
         all.merge(try await second.get()) { kept, _ in kept }
@@ -136,7 +140,7 @@ public enum FileStamps {
     /// The stamps of `names` in `directory`, by id; names that are no id of the store's are
     /// left out.
     private static func stamps(
-        of names: ArraySlice<String>, in directory: String
+        of names: ArraySlice<String>, in directory: String, room: Int = 0
     ) throws(StorageError) -> [String: FileStamp] {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -146,7 +150,7 @@ public enum FileStamps {
         }
         defer { close(descriptor) }
         var stamps: [String: FileStamp] = [:]
-        stamps.reserveCapacity(names.count)
+        stamps.reserveCapacity(max(room, names.count))
         for name in names {
             guard let id = isLiteral(name) ? name : IdEncoding.id(fromFileName: name) else { continue }
             var info = stat()

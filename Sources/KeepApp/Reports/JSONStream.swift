@@ -21,6 +21,9 @@ struct JSONStream: ~Copyable {
     private let sink: (borrowing [UInt8]) -> Void
     /// How many bytes gather before they are handed on.
     private let pieceSize: Int
+    /// A line break and the indentation of the deepest line a report writes, whose start is
+    /// appended to start a line (two spaces a level).
+    private let lineStart: [UInt8] = [UInt8(ascii: "\n")] + Array(repeating: UInt8(ascii: " "), count: 2 * 8)
 
     init(pieceSize: Int = 64 * 1024, sink: @escaping (borrowing [UInt8]) -> Void) {
         self.pieceSize = pieceSize
@@ -130,8 +133,7 @@ struct JSONStream: ~Copyable {
 
     private mutating func close(_ bracket: UInt8) {
         depth -= 1
-        bytes.append(UInt8(ascii: "\n"))
-        indent()
+        startLine()
         bytes.append(bracket)
         empty = false
         handOn()
@@ -150,12 +152,18 @@ struct JSONStream: ~Copyable {
     private mutating func startElement() {
         if !empty { bytes.append(UInt8(ascii: ",")) }
         empty = false
-        bytes.append(UInt8(ascii: "\n"))
-        indent()
+        startLine()
     }
 
-    private mutating func indent() {
-        for _ in 0..<2 * depth { bytes.append(UInt8(ascii: " ")) }
+    /// A line break and the indentation of `depth`.
+    private mutating func startLine() {
+        let width = 1 + 2 * depth
+        if width <= lineStart.count {
+            bytes.append(contentsOf: lineStart[..<width])
+        } else {
+            bytes.append(contentsOf: lineStart)
+            for _ in lineStart.count..<width { bytes.append(UInt8(ascii: " ")) }
+        }
     }
 
     private mutating func handOn() {
