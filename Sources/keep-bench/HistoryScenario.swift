@@ -80,7 +80,10 @@ struct HistoryScenario: Scenario {
             ]
             if hasKeep {
                 listing.append(
-                    Contender(Self.keepList, count: count, sampleLimit: scale.slowRepetitions) {
+                    Contender(
+                        Self.keepList, note: StartupScenario.linking(keep), count: count,
+                        sampleLimit: scale.slowRepetitions
+                    ) {
                         try launcher.run(keep, ["chats", "--json"], dataHome: dataHome)
                     })
             }

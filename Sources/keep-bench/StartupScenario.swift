@@ -25,7 +25,8 @@ struct StartupScenario: Scenario {
         let keep = Self.keepExecutable()
         guard FileManager.default.isExecutableFile(atPath: keep) else {
             return .skipped(
-                "there is no keep executable at \(keep); build it first: swift build -c release --product keep")
+                "there is no keep executable at \(keep); build it first: "
+                    + "swift build -c release --static-swift-stdlib --product keep")
         }
         let count = scale.chatCount
         let full = directory + "/full"
@@ -46,11 +47,12 @@ struct StartupScenario: Scenario {
         let repository = ChatRepository(storage: try FileStore(root: full + "/keep"))
         let nothing = ["/bin/true", "/usr/bin/true"].first { FileManager.default.isExecutableFile(atPath: $0) }
         let bound = scale.slowRepetitions
+        let linking = Self.linking(keep)
         var contenders = [
-            Contender(Self.keepListing, note: "a whole process", sampleLimit: bound) {
+            Contender(Self.keepListing, note: "a whole process; \(linking)", sampleLimit: bound) {
                 try launcher.run(keep, ["chats", "--json"], dataHome: full)
             },
-            Contender(Self.keepEmpty, note: "the start-up alone", sampleLimit: bound) {
+            Contender(Self.keepEmpty, note: "the start-up alone; \(linking)", sampleLimit: bound) {
                 try launcher.run(keep, ["chats", "--json"], dataHome: empty)
             },
             Contender(Self.inProcess, note: "the same listing, no process", sampleLimit: bound) {
@@ -71,6 +73,22 @@ struct StartupScenario: Scenario {
     }
 
     /// `keep` beside this executable: the one built with it.
+    /// How the executable at `path` has the Swift runtime, in words: linked in (as
+    /// `scripts/keep` builds it, `--static-swift-stdlib`) or loaded from shared libraries at
+    /// each start. Read from its bytes: only a dynamic one names `libswiftCore.so`.
+    static func linking(_ path: String) -> String {
+        let name = Array("libswiftCore.so".utf8)
+        guard let bytes = try? RawFile.read(path) else { return "its linking unknown" }
+        let dynamic = bytes.withUnsafeBufferPointer { buffer in
+            (0..<max(0, buffer.count - name.count)).contains { offset in
+                buffer[offset] == name[0] && buffer[offset..<offset + name.count].elementsEqual(name)
+            }
+        }
+        return dynamic
+            ? "the Swift runtime loaded as shared libraries (a build without --static-swift-stdlib)"
+            : "the Swift runtime linked in, as scripts/keep builds it"
+    }
+
     static func keepExecutable() -> String {
         let me = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
         return me.deletingLastPathComponent().appendingPathComponent("keep").path

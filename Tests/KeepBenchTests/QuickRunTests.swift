@@ -165,3 +165,18 @@ struct PeakMemoryTests {
             run.kibibytes > 0 && run.kibibytes < 64 << 10, "a shell's peak, not the starter's: \(run.kibibytes) KiB")
     }
 }
+
+/// What the start-up rows say of the `keep` they start.
+@Suite("keep-bench's keep")
+struct KeepLinkingTests {
+    @Test("an executable that names libswiftCore.so loads the runtime at each start; one that does not has it linked in")
+    func linkingIsReadFromTheBytes() throws {
+        let directory = try TemporaryDirectory()
+        let dynamic = directory.appending("dynamic"), linked = directory.appending("linked")
+        try Data("\u{7F}ELF....libswiftCore.so\0libc.so.6\0".utf8).write(to: URL(fileURLWithPath: dynamic))
+        try Data("\u{7F}ELF....libc.so.6\0libswiftCore\0".utf8).write(to: URL(fileURLWithPath: linked))
+        #expect(StartupScenario.linking(dynamic).contains("shared libraries"))
+        #expect(StartupScenario.linking(linked).contains("linked in"))
+        #expect(StartupScenario.linking(directory.appending("missing")).contains("unknown"))
+    }
+}

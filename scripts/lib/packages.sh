@@ -27,8 +27,10 @@ require_swift() {
     return 1
 }
 
-# What building Keep needs: the C libraries its system-library targets wrap.
-BUILD_PACKAGES=(pkg-config libsqlite3-dev libssl-dev libsecret-1-dev libedit-dev)
+# What building Keep needs: the C libraries its system-library targets wrap, and libcurl's
+# development files, which linking Foundation in (`--static-swift-stdlib`, see scripts/keep)
+# asks for by name.
+BUILD_PACKAGES=(pkg-config libsqlite3-dev libssl-dev libsecret-1-dev libedit-dev libcurl4-openssl-dev)
 # What testing Keep needs besides: a private Secret Service, and the independent clients.
 TEST_PACKAGES=(dbus gnome-keyring libsecret-tools libglib2.0-bin sqlite3 procps)
 # The network-edge tests: the openssl command (a test authority and an https server),

@@ -21,9 +21,10 @@ struct JSONStream: ~Copyable {
     private let sink: (borrowing [UInt8]) -> Void
     /// How many bytes gather before they are handed on.
     private let pieceSize: Int
-    /// A line break and the indentation of the deepest line a report writes, whose start is
-    /// appended to start a line (two spaces a level).
-    private let lineStart: [UInt8] = [UInt8(ascii: "\n")] + Array(repeating: UInt8(ascii: " "), count: 2 * 8)
+    /// A line break and the indentation of a line eight levels deep, whose start is appended
+    /// to start a line (two spaces a level): constant bytes, so appending them copies them and
+    /// nothing else.
+    private static let lineStart: StaticString = "\n                "
 
     init(pieceSize: Int = 64 * 1024, sink: @escaping (borrowing [UInt8]) -> Void) {
         self.pieceSize = pieceSize
@@ -158,12 +159,9 @@ struct JSONStream: ~Copyable {
     /// A line break and the indentation of `depth`.
     private mutating func startLine() {
         let width = 1 + 2 * depth
-        if width <= lineStart.count {
-            bytes.append(contentsOf: lineStart[..<width])
-        } else {
-            bytes.append(contentsOf: lineStart)
-            for _ in lineStart.count..<width { bytes.append(UInt8(ascii: " ")) }
-        }
+        let most = Self.lineStart.utf8CodeUnitCount
+        bytes.append(contentsOf: UnsafeBufferPointer(start: Self.lineStart.utf8Start, count: min(width, most)))
+        for _ in most..<max(most, width) { bytes.append(UInt8(ascii: " ")) }
     }
 
     private mutating func handOn() {
@@ -177,18 +175,24 @@ struct JSONStream: ~Copyable {
     /// and tab, `\u00XX` for the other control characters, and every other byte as it is.
     private mutating func appendString(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { utf8 in
-            // Runs of bytes that need no escape (nearly all of them) are copied whole.
-            var start = 0
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                appendEscape(byte)
-                start = index + 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        // A native string's bytes are read where they lie; only another kind is copied first.
+        if text.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {
+            var copy = text
+            copy.withUTF8 { appendEscaped($0) }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `utf8`, escaped, without quotes.
+    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        // Runs of bytes that need no escape (nearly all of them) are copied whole.
+        var start = 0
+        for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+            appendEscape(byte)
+            start = index + 1
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
     }
 
     /// The escape of `byte`: a quote, a backslash or a control character.
