@@ -89,25 +89,33 @@ public enum FileStamps {
     /// Throws when the directory exists but cannot be listed.
     ///
     /// Off Swift's shared pool: the listing and the `lstat`s run on the file stores' own
-    /// threads, the `lstat`s of a large namespace split between two of them (they cost
-    /// the kernel's time, which two cores halve).
-    public static func read(root: String, _ namespace: Namespace) async throws(StorageError) -> [String: FileStamp] {
+    /// threads, the `lstat`s of a large namespace split between up to `threads` of them
+    /// (they cost the kernel's time, which more cores share; the default is one a core).
+    public static func read(
+        root: String, _ namespace: Namespace, threads: Int = cores
+    ) async throws(StorageError) -> [String: FileStamp] {
         let directory = directory(root, namespace)
         let names = try await IOThreads.shared.run { () throws(StorageError) in try Self.names(in: directory) }
-        guard names.count >= 2 * splitAbove else {
+        let parts = max(1, min(threads, names.count / splitAbove))
+        guard parts > 1 else {
             return try await IOThreads.shared.run { () throws(StorageError) in
                 try Self.stamps(of: names[...], in: directory)
             }
         }
-        let middle = names.count / 2
-        // The first half's dictionary is made large enough for both: the second is merged
-        // into it without growing it.
-        async let first = outcome { () throws(StorageError) in
-            try Self.stamps(of: names[..<middle], in: directory, room: names.count)
+        // Each part's stamps by themselves, merged after into one dictionary made large
+        // enough for all of them at once.
+        let results = await withTaskGroup(of: Result<[String: FileStamp], StorageError>.self) { group in
+            for part in 0..<parts {
+                let slice = names[(names.count * part / parts)..<(names.count * (part + 1) / parts)]
+                group.addTask { await outcome { () throws(StorageError) in try Self.stamps(of: slice, in: directory) } }
+            }
+            var results: [Result<[String: FileStamp], StorageError>] = []
+            for await result in group { results.append(result) }
+            return results
         }
-        async let second = outcome { () throws(StorageError) in try Self.stamps(of: names[middle...], in: directory) }
-        var all = try await first.get()
-        all.merge(try await second.get()) { kept, _ in kept }
+        var all: [String: FileStamp] = [:]
+        all.reserveCapacity(names.count)
+        for result in results { all.merge(try result.get()) { kept, _ in kept } }
         return all
     }
 
@@ -115,8 +123,12 @@ public enum FileStamps {
     /// it, handing work to a second thread costs more than it saves.
     static let splitAbove = 512
 
-    /// `body` run on the file stores' threads, its error kept as a value (`async let`
-    /// would forget its type).
+    /// The cores the machine has online: how many threads the `lstat`s are split between
+    /// at most, by default.
+    public static var cores: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
+    /// `body` run on the file stores' threads, its error kept as a value (a task group's
+    /// child would forget its type).
     private static func outcome<Value: Sendable>(
         _ body: @escaping @Sendable () throws(StorageError) -> Value
     ) async -> Result<Value, StorageError> {
@@ -140,7 +152,7 @@ public enum FileStamps {
     /// The stamps of `names` in `directory`, by id; names that are no id of the store's are
     /// left out.
     private static func stamps(
-        of names: ArraySlice<String>, in directory: String, room: Int = 0
+        of names: ArraySlice<String>, in directory: String
     ) throws(StorageError) -> [String: FileStamp] {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -150,7 +162,7 @@ public enum FileStamps {
         }
         defer { close(descriptor) }
         var stamps: [String: FileStamp] = [:]
-        stamps.reserveCapacity(max(room, names.count))
+        stamps.reserveCapacity(names.count)
         for name in names {
             guard let id = isLiteral(name) ? name : IdEncoding.id(fromFileName: name) else { continue }
             var info = stat()

@@ -25,11 +25,10 @@ public struct SQLiteColumns: ~Copyable {
         return sqlite3_column_int64(handle, Int32(index))
     }
 
-    /// The number in column `index`, real or integer, as a `Double`.
-    public func number(_ index: Int) throws(SQLiteError) -> Double {
-        let type = try type(index)
-        guard type == SQLITE_FLOAT || type == SQLITE_INTEGER else { throw mismatch(index, type, "a number") }
-        return sqlite3_column_double(handle, Int32(index))
+    /// The blob in column `index`.
+    public func blob(_ index: Int) throws(SQLiteError) -> [UInt8] {
+        guard case .blob(let bytes) = try value(index) else { throw mismatch(index, try type(index), "a blob") }
+        return bytes
     }
 
     /// The text in column `index`.

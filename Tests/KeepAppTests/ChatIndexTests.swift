@@ -202,7 +202,7 @@ struct ChatIndexTests {
 
     /// Harm done to the index file itself.
     enum Damage: String, CaseIterable, CustomTestStringConvertible {
-        case deleted, emptied, garbage, anotherSchema, wrongStamps
+        case deleted, emptied, garbage, anotherSchema, wrongStamps, malformedFacts
 
         var testDescription: String { rawValue }
     }
@@ -223,13 +223,17 @@ struct ChatIndexTests {
             for suffix in ["", "-wal"] {
                 try Data(repeating: 0x5a, count: 4096).write(to: URL(fileURLWithPath: path + suffix))
             }
-        case .anotherSchema, .wrongStamps:
+        case .anotherSchema, .wrongStamps, .malformedFacts:
             let database = try SQLiteDatabase(path: path)
-            try await database.write { transaction throws(SQLiteError) in
-                _ = try transaction.execute(
-                    damage == .anotherSchema
-                        ? "UPDATE meta SET value = 99 WHERE name = 'schema'" : "UPDATE chats SET size = size + 1")
-            }
+            let sql =
+                switch damage {
+                case .anotherSchema: "UPDATE meta SET value = 99 WHERE name = 'schema'"
+                // Every stamp zero: no chat's file matches its entry.
+                case .wrongStamps: "UPDATE chats SET facts = zeroblob(56)"
+                // Facts too short to be read: damage, like a table missing.
+                default: "UPDATE chats SET facts = x'00'"
+                }
+            try await database.write { transaction throws(SQLiteError) in _ = try transaction.execute(sql) }
         }
         let readBefore = shelf.counting.chatsRead.count
         shelf.expect(try await shelf.index.listing(), chats: chats)
@@ -334,5 +338,29 @@ struct ChatIndexTests {
         #expect(try await shelf.index.search("metz").map(\.chatId) == [Shelf.id(1)])
         try FileManager.default.removeItem(atPath: shelf.path(2))
         #expect(try await shelf.index.search("city").map(\.chatId) == [Shelf.id(1)])
+    }
+}
+
+@Suite("The chat index's facts blob")
+struct ChatIndexFactsTests {
+    @Test("facts come back from their blob as they went in, to the bit; a blob of another length is a mismatch")
+    func roundTrip() throws {
+        let facts = ChatIndexFacts(
+            stamp: FileStamp(size: 1 << 40, modified: 1_750_000_000_123_456_789, inode: .max - 6),
+            created: Date(timeIntervalSince1970: 1_750_000_000.123), updated: Date(timeIntervalSince1970: -0.5),
+            messages: 4_000, hasText: false, settled: true)
+        #expect(facts.blob.count == ChatIndexFacts.byteCount)
+        #expect(try ChatIndexFacts(facts.blob) == facts)
+        for flags in [(false, false), (true, false), (true, true)] {
+            let other = ChatIndexFacts(
+                stamp: facts.stamp, created: facts.created, updated: facts.updated, messages: 0, hasText: flags.0,
+                settled: flags.1)
+            #expect(try ChatIndexFacts(other.blob) == other)
+        }
+        for length in [0, 55, 57] {
+            #expect { _ = try ChatIndexFacts([UInt8](repeating: 1, count: length)) } throws: {
+                ($0 as? SQLiteError)?.code == .mismatch
+            }
+        }
     }
 }

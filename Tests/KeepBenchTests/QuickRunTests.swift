@@ -169,7 +169,8 @@ struct PeakMemoryTests {
 /// What the start-up rows say of the `keep` they start.
 @Suite("keep-bench's keep")
 struct KeepLinkingTests {
-    @Test("an executable that names libswiftCore.so loads the runtime at each start; one that does not has it linked in")
+    @Test(
+        "an executable that names libswiftCore.so loads the runtime at each start; one that does not has it linked in")
     func linkingIsReadFromTheBytes() throws {
         let directory = try TemporaryDirectory()
         let dynamic = directory.appending("dynamic"), linked = directory.appending("linked")

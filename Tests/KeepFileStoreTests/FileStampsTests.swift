@@ -8,9 +8,9 @@ import Testing
 @Suite("The stamps of a namespace's files")
 struct FileStampsTests {
     @Test(
-        "each value's stamp is its own file's, for a namespace small enough for one thread and one split between two",
-        arguments: [3, 2 * FileStamps.splitAbove + 7])
-    func eachStampIsItsFile(count: Int) async throws {
+        "each value's stamp is its own file's, on one thread or split between several",
+        arguments: [(3, 4), (2 * FileStamps.splitAbove + 7, 1), (3 * FileStamps.splitAbove + 7, 3)])
+    func eachStampIsItsFile(count: Int, threads: Int) async throws {
         let directory = try TemporaryDirectory()
         let store = try FileStore(root: directory.path)
         var sizes: [String: Int64] = [:]
@@ -20,7 +20,7 @@ struct FileStampsTests {
             try await store.write(StorageKey(.chats, id), String(repeating: "x", count: index % 17))
             sizes[id] = Int64(index % 17)
         }
-        let stamps = try await FileStamps.read(root: directory.path, .chats)
+        let stamps = try await FileStamps.read(root: directory.path, .chats, threads: threads)
         #expect(stamps.count == count)
         for (id, size) in sizes {
             let one = FileStamps.read(root: directory.path, StorageKey(.chats, id))

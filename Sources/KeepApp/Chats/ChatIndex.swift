@@ -31,7 +31,7 @@ public struct ChatIndex: Sendable {
     /// The index file's name in the data root.
     public static let fileName = "chat-index.sqlite"
     /// The schema this build writes; an index of any other is rebuilt.
-    static let schemaVersion: Int64 = 1
+    static let schemaVersion: Int64 = 2
 
     /// The index file.
     public let path: String

@@ -6,8 +6,9 @@ import KeepSealed
 /// The tables of the ``ChatIndex`` and every statement on them, in one place.
 ///
 /// - `meta`: the schema version.
-/// - `chats`: one row per indexed chat: its file's stamp, its summary, and whether its
-///   messages are in `messages` (`has_text`; a listing indexes summaries only).
+/// - `chats`: one row per indexed chat: its id, title and engine, and its
+///   ``ChatIndexFacts`` in one blob: its file's stamp, the rest of its summary, and whether
+///   its messages are in `messages` (a listing indexes summaries only).
 /// - `messages`: each message of the chats with `has_text`, as stored.
 /// - `message_text`: an FTS5 trigram index of each message's text folded (case and accents
 ///   removed), keyed by the `messages` row: a GLOB for any run of three or more characters
@@ -60,9 +61,7 @@ enum ChatIndexSchema {
         }
         _ = try transaction.execute(
             """
-            CREATE TABLE chats(id TEXT PRIMARY KEY, size INTEGER NOT NULL, modified INTEGER NOT NULL,
-              inode INTEGER NOT NULL, title TEXT NOT NULL, created REAL NOT NULL, updated REAL NOT NULL,
-              messages INTEGER NOT NULL, engine TEXT, has_text INTEGER NOT NULL, settled INTEGER NOT NULL)
+            CREATE TABLE chats(id TEXT PRIMARY KEY, title TEXT NOT NULL, engine TEXT, facts BLOB NOT NULL)
             """)
         _ = try transaction.execute(
             """
@@ -80,20 +79,15 @@ enum ChatIndexSchema {
     /// little. Each column is read in place and checked; nothing else is built.
     static func entries(in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> [Entry] {
         var entries: [Entry] = []
-        let sql =
-            "SELECT id, size, modified, inode, has_text, settled, title, created, updated, messages, engine "
-            + "FROM chats ORDER BY rowid DESC"
-        try transaction.forEachRow(sql) { row throws(SQLiteError) in
-            let stamp = FileStamp(
-                size: try row.integer(1), modified: try row.integer(2), inode: UInt64(bitPattern: try row.integer(3)))
+        // Counting costs SQLite a walk of the table's pages, and saves the array's regrowth.
+        entries.reserveCapacity(Int(try transaction.query("SELECT count(*) FROM chats").first?.integer(0) ?? 0))
+        try transaction.forEachRow("SELECT id, title, engine, facts FROM chats ORDER BY rowid DESC") {
+            row throws(SQLiteError) in
+            let facts = try ChatIndexFacts(try row.blob(3))
             let summary = ChatSummary(
-                id: try row.text(0), title: try row.text(6),
-                created: Date(timeIntervalSince1970: try row.number(7)),
-                updated: Date(timeIntervalSince1970: try row.number(8)),
-                messageCount: Int(try row.integer(9)), engine: try row.optionalText(10))
-            entries.append(
-                Entry(
-                    summary: summary, stamp: stamp, hasText: try row.integer(4) != 0, settled: try row.integer(5) != 0))
+                id: try row.text(0), title: try row.text(1), created: facts.created, updated: facts.updated,
+                messageCount: facts.messages, engine: try row.optionalText(2))
+            entries.append(Entry(summary: summary, stamp: facts.stamp, hasText: facts.hasText, settled: facts.settled))
         }
         return entries
     }
@@ -151,14 +145,11 @@ enum ChatIndexSchema {
     private static func indexed(
         _ id: String, in transaction: borrowing SQLiteTransaction
     ) throws(SQLiteError) -> (stamp: FileStamp, messages: Int, hasText: Bool)? {
-        guard
-            let row = try transaction.query(
-                "SELECT size, modified, inode, messages, has_text FROM chats WHERE id = ?", [.text(id)]
-            ).first
-        else { return nil }
-        let stamp = FileStamp(
-            size: try row.integer(0), modified: try row.integer(1), inode: UInt64(bitPattern: try row.integer(2)))
-        return (stamp, Int(try row.integer(3)), try row.integer(4) != 0)
+        guard let row = try transaction.query("SELECT facts FROM chats WHERE id = ?", [.text(id)]).first else {
+            return nil
+        }
+        let facts = try ChatIndexFacts(try row.blob(0))
+        return (facts.stamp, facts.messages, facts.hasText)
     }
 
     /// Indexes `chat`, just written by a turn to a file now of `stamp`: only its last two
@@ -219,19 +210,12 @@ enum ChatIndexSchema {
     private static func upsert(
         _ chat: Chat, stamp: FileStamp, hasText: Bool, settled: Bool, in transaction: borrowing SQLiteTransaction
     ) throws(SQLiteError) {
+        let facts = ChatIndexFacts(
+            stamp: stamp, created: chat.created, updated: chat.updated, messages: chat.messages.count,
+            hasText: hasText, settled: settled)
         _ = try transaction.execute(
-            """
-            INSERT OR REPLACE INTO chats(id, size, modified, inode, title, created, updated, messages, engine,
-              has_text, settled)
-            VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .text(chat.id), .integer(stamp.size), .integer(stamp.modified),
-                .integer(Int64(bitPattern: stamp.inode)), .text(chat.title),
-                .real(chat.created.timeIntervalSince1970), .real(chat.updated.timeIntervalSince1970),
-                .integer(Int64(chat.messages.count)), chat.engine.map { .text($0) } ?? .null,
-                .integer(hasText ? 1 : 0), .integer(settled ? 1 : 0),
-            ])
+            "INSERT OR REPLACE INTO chats(id, title, engine, facts) VALUES(?, ?, ?, ?)",
+            [.text(chat.id), .text(chat.title), chat.engine.map { .text($0) } ?? .null, .blob(facts.blob)])
     }
 
     private static func insert(
