@@ -15,25 +15,23 @@ public enum UTCTime {
         text(milliseconds: roundedMilliseconds(date))
     }
 
-    /// Appends ``text(_:)`` of `date` to `bytes`, as UTF-8: for a report that writes
-    /// thousands of times, without a string for each.
-    public static func append(_ date: Date, to bytes: inout [UInt8]) {
-        append(milliseconds: roundedMilliseconds(date), to: &bytes)
+    /// ``text(_:)`` of `date` as UTF-8, handed to `body` without a string or an array made
+    /// for it (in the years 0000 to 9999).
+    public static func withUTF8<Result>(of date: Date, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        withUTF8(milliseconds: roundedMilliseconds(date), body)
     }
 
     /// `milliseconds` since 1970 as `YYYY-MM-DDTHH:MM:SS.mmmZ`; years 0000 to 9999.
     static func text(milliseconds: Int64) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
-        append(milliseconds: milliseconds, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        withUTF8(milliseconds: milliseconds) { String(decoding: $0, as: UTF8.self) }
     }
 
     private static func roundedMilliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
-    private static func append(milliseconds: Int64, to bytes: inout [UInt8]) {
+    private static func withUTF8<Result>(milliseconds: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result
+    {
         let fraction = (milliseconds % 1000 + 1000) % 1000
         let seconds = (milliseconds - fraction) / 1000
         let secondOfDay = (seconds % 86_400 + 86_400) % 86_400
@@ -41,6 +39,7 @@ public enum UTCTime {
         let (hour, minute, second) = (secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60)
         guard (0...9999).contains(year) else {
             // Outside the four-digit years: as many digits as it takes, and a sign.
+            var bytes: [UInt8] = []
             appendDigits(year, 4, to: &bytes)
             bytes.append(UInt8(ascii: "-"))
             appendDigits(month, 2, to: &bytes)
@@ -55,10 +54,10 @@ public enum UTCTime {
             bytes.append(UInt8(ascii: "."))
             appendDigits(fraction, 3, to: &bytes)
             bytes.append(UInt8(ascii: "Z"))
-            return
+            return bytes.withUnsafeBufferPointer(body)
         }
-        // The usual case: 24 bytes of fixed layout, written in place and appended at once.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+        // The usual case: 24 bytes of fixed layout, written in place.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
             /// `value` in `width` digits at `offset`, and `separator` after them.
             func put(_ value: Int64, _ width: Int, at offset: Int, then separator: UInt8) {
                 var value = value
@@ -75,7 +74,7 @@ public enum UTCTime {
             put(minute, 2, at: 14, then: UInt8(ascii: ":"))
             put(second, 2, at: 17, then: UInt8(ascii: "."))
             put(fraction, 3, at: 20, then: UInt8(ascii: "Z"))
-            bytes.append(contentsOf: text)
+            return body(UnsafeBufferPointer(text))
         }
     }
 

@@ -56,12 +56,15 @@ struct ReportTests {
     @Test("keep chats --json written as it goes is byte for byte the report JSONEncoder writes")
     func chatsReportStreamed() throws {
         // Every escape JSONEncoder makes, non-ASCII text, a slash, no engine, a draft, an
-        // unreadable chat, and enough chats that the text comes in more than one piece.
+        // unreadable chat, enough chats that the text comes in more than one piece, and a
+        // title longer than a whole piece.
         let awkward = (0..<0x20).map { String(UnicodeScalar(UInt8($0))) }.joined() + "\"/\\\u{7F} Café 🙂"
         let start = Date(timeIntervalSince1970: 1_750_000_000.123)
-        let chats = (0..<2_000).map { index in
-            ChatSummary(
-                id: "c\(index)", title: index == 7 ? awkward : "chat \(index)",
+        let long = String(repeating: "é", count: 70_000)
+        let chats = (0..<2_000).map { (index: Int) -> ChatSummary in
+            let title: String = index == 7 ? awkward : index == 11 ? long : "chat \(index)"
+            return ChatSummary(
+                id: "c\(index)", title: title,
                 created: start.addingTimeInterval(Double(index)), updated: start.addingTimeInterval(Double(index) * 2),
                 messageCount: index, engine: index % 3 == 0 ? nil : "echo/\(index)")
         }

@@ -10,7 +10,10 @@ import KeepCore
 /// bytes) and closes what it opens; the stream adds the commas, line breaks, indentation
 /// and escapes. An empty array is written `[]`, as ``JSONReport`` writes one.
 struct JSONStream: ~Copyable {
-    private var bytes: [UInt8] = []
+    /// The piece being gathered, its first `count` bytes written: a buffer of its own, so
+    /// that a byte costs a store, not an array's checks.
+    private let piece: UnsafeMutableBufferPointer<UInt8>
+    private var count = 0
     /// How deep the next value is: 0 at the top.
     private var depth = 0
     /// Whether the container being written has no member yet.
@@ -19,17 +22,20 @@ struct JSONStream: ~Copyable {
     private var afterKey = false
     /// Where the pieces go; each is a run of whole UTF-8.
     private let sink: (borrowing [UInt8]) -> Void
-    /// How many bytes gather before they are handed on.
-    private let pieceSize: Int
     /// A line break and the indentation of a line eight levels deep, whose start is appended
     /// to start a line (two spaces a level): constant bytes, so appending them copies them and
     /// nothing else.
     private static let lineStart: StaticString = "\n                "
 
+    /// A stream handing pieces of at most `pieceSize` bytes to `sink` (a longer string, only
+    /// when one is longer than that, as a piece of its own).
     init(pieceSize: Int = 64 * 1024, sink: @escaping (borrowing [UInt8]) -> Void) {
-        self.pieceSize = pieceSize
+        piece = .allocate(capacity: max(pieceSize, 64))
         self.sink = sink
-        bytes.reserveCapacity(pieceSize + 1024)
+    }
+
+    deinit {
+        piece.deallocate()
     }
 
     // MARK: - Containers
@@ -49,7 +55,7 @@ struct JSONStream: ~Copyable {
             // `[` was written with nothing after it: the array stays on one line.
             depth -= 1
             empty = false
-            bytes.append(UInt8(ascii: "]"))
+            put(UInt8(ascii: "]"))
             return
         }
         close(UInt8(ascii: "]"))
@@ -61,9 +67,9 @@ struct JSONStream: ~Copyable {
     /// comes next.
     mutating func key(_ name: StaticString) {
         startElement()
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(contentsOf: "\" : ".utf8)
+        put(UInt8(ascii: "\""))
+        put(name)
+        put("\" : ")
         afterKey = true
     }
 
@@ -100,34 +106,35 @@ struct JSONStream: ~Copyable {
     /// A time, as ``UTCTime`` writes it, in quotes.
     private mutating func time(_ date: Date) {
         startValue()
-        bytes.append(UInt8(ascii: "\""))
-        UTCTime.append(date, to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
+        UTCTime.withUTF8(of: date) { put($0) }
+        put(UInt8(ascii: "\""))
     }
 
     /// A whole number.
     private mutating func integer(_ value: Int) {
         startValue()
-        bytes.append(contentsOf: String(value).utf8)
+        var digits = String(value)
+        digits.withUTF8 { put($0) }
     }
 
     /// `true` or `false`.
     private mutating func bool(_ value: Bool) {
         startValue()
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        put(value ? "true" : "false")
     }
 
     /// Ends the text (one line break, as ``JSONReport`` ends it) and hands on what is left.
     consuming func finish() {
-        bytes.append(UInt8(ascii: "\n"))
-        sink(bytes)
+        put(UInt8(ascii: "\n"))
+        handOn()
     }
 
     // MARK: - Layout
 
     private mutating func open(_ bracket: UInt8) {
         startValue()
-        bytes.append(bracket)
+        put(bracket)
         depth += 1
         empty = true
     }
@@ -135,9 +142,8 @@ struct JSONStream: ~Copyable {
     private mutating func close(_ bracket: UInt8) {
         depth -= 1
         startLine()
-        bytes.append(bracket)
+        put(bracket)
         empty = false
-        handOn()
     }
 
     /// Places a value: after a key it is placed already; in an array it starts a line.
@@ -151,7 +157,7 @@ struct JSONStream: ~Copyable {
 
     /// A comma after the previous element, a line break and the indentation.
     private mutating func startElement() {
-        if !empty { bytes.append(UInt8(ascii: ",")) }
+        if !empty { put(UInt8(ascii: ",")) }
         empty = false
         startLine()
     }
@@ -160,27 +166,54 @@ struct JSONStream: ~Copyable {
     private mutating func startLine() {
         let width = 1 + 2 * depth
         let most = Self.lineStart.utf8CodeUnitCount
-        bytes.append(contentsOf: UnsafeBufferPointer(start: Self.lineStart.utf8Start, count: min(width, most)))
-        for _ in most..<max(most, width) { bytes.append(UInt8(ascii: " ")) }
+        put(UnsafeBufferPointer(start: Self.lineStart.utf8Start, count: min(width, most)))
+        for _ in most..<max(most, width) { put(UInt8(ascii: " ")) }
     }
 
+    // MARK: - The piece
+
+    /// Appends `byte`, handing the piece on first when it is full.
+    private mutating func put(_ byte: UInt8) {
+        if count == piece.count { handOn() }
+        piece[count] = byte
+        count += 1
+    }
+
+    /// Appends `bytes` whole, handing the piece on first when they do not fit in what is
+    /// left of it; bytes longer than a whole piece are handed on as a piece of their own.
+    private mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        if count + bytes.count > piece.count {
+            handOn()
+            if bytes.count > piece.count { return sink(Array(bytes)) }
+        }
+        (piece.baseAddress! + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// Appends constant text.
+    private mutating func put(_ text: StaticString) {
+        put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Hands on what the piece holds, and starts it again.
     private mutating func handOn() {
-        guard bytes.count >= pieceSize else { return }
-        sink(bytes)
-        bytes.removeAll(keepingCapacity: true)
+        guard count > 0 else { return }
+        sink(Array(piece[..<count]))
+        count = 0
     }
 
     /// `text` in quotes, escaped as `JSONEncoder` escapes it with slashes left readable:
     /// `"` and `\`, the short escapes for backspace, form feed, line feed, carriage return
     /// and tab, `\u00XX` for the other control characters, and every other byte as it is.
     private mutating func appendString(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
         // A native string's bytes are read where they lie; only another kind is copied first.
         if text.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {
             var copy = text
             copy.withUTF8 { appendEscaped($0) }
         }
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
     }
 
     /// `utf8`, escaped, without quotes.
@@ -188,28 +221,28 @@ struct JSONStream: ~Copyable {
         // Runs of bytes that need no escape (nearly all of them) are copied whole.
         var start = 0
         for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+            put(UnsafeBufferPointer(rebasing: utf8[start..<index]))
             appendEscape(byte)
             start = index + 1
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        put(UnsafeBufferPointer(rebasing: utf8[start...]))
     }
 
     /// The escape of `byte`: a quote, a backslash or a control character.
     private mutating func appendEscape(_ byte: UInt8) {
         switch byte {
-        case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
-        case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
-        case 0x08: bytes.append(contentsOf: #"\b"#.utf8)
-        case 0x0C: bytes.append(contentsOf: #"\f"#.utf8)
-        case 0x0A: bytes.append(contentsOf: #"\n"#.utf8)
-        case 0x0D: bytes.append(contentsOf: #"\r"#.utf8)
-        case 0x09: bytes.append(contentsOf: #"\t"#.utf8)
+        case UInt8(ascii: "\""): put(#"\""#)
+        case UInt8(ascii: "\\"): put(#"\\"#)
+        case 0x08: put(#"\b"#)
+        case 0x0C: put(#"\f"#)
+        case 0x0A: put(#"\n"#)
+        case 0x0D: put(#"\r"#)
+        case 0x09: put(#"\t"#)
         default:
             let hex = Array("0123456789abcdef".utf8)
-            bytes.append(contentsOf: #"\u00"#.utf8)
-            bytes.append(hex[Int(byte >> 4)])
-            bytes.append(hex[Int(byte & 0xF)])
+            put(#"\u00"#)
+            put(hex[Int(byte >> 4)])
+            put(hex[Int(byte & 0xF)])
         }
     }
 }
