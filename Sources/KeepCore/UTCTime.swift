@@ -16,14 +16,17 @@ public enum UTCTime {
     }
 
     /// ``text(_:)`` of `date` as UTF-8, handed to `body` without a string or an array made
-    /// for it (in the years 0000 to 9999).
-    public static func withUTF8<Result>(of date: Date, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    /// for it (in the years 0000 to 9999). Not generic, since a generic function called from
+    /// another module pays a metadata lookup on every call.
+    public static func withUTF8(of date: Date, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         withUTF8(milliseconds: roundedMilliseconds(date), body)
     }
 
     /// `milliseconds` since 1970 as `YYYY-MM-DDTHH:MM:SS.mmmZ`; years 0000 to 9999.
     static func text(milliseconds: Int64) -> String {
-        withUTF8(milliseconds: milliseconds) { String(decoding: $0, as: UTF8.self) }
+        var text = ""
+        withUTF8(milliseconds: milliseconds) { text = String(decoding: $0, as: UTF8.self) }
+        return text
     }
 
     private static func roundedMilliseconds(_ date: Date) -> Int64 {

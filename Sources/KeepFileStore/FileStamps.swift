@@ -99,23 +99,29 @@ public enum FileStamps {
         let parts = max(1, min(threads, names.count / splitAbove))
         guard parts > 1 else {
             return try await IOThreads.shared.run { () throws(StorageError) in
-                try Self.stamps(of: names[...], in: directory)
+                try Self.stamps(of: names[...], in: directory, room: names.count)
             }
         }
-        // Each part's stamps by themselves, merged after into one dictionary made large
-        // enough for all of them at once.
-        let results = await withTaskGroup(of: Result<[String: FileStamp], StorageError>.self) { group in
+        // Each part's stamps by themselves; the first part's dictionary is made large enough
+        // for all of them, and the others are merged into it.
+        let results = await withTaskGroup(of: (Int, Result<[String: FileStamp], StorageError>).self) { group in
             for part in 0..<parts {
                 let slice = names[(names.count * part / parts)..<(names.count * (part + 1) / parts)]
-                group.addTask { await outcome { () throws(StorageError) in try Self.stamps(of: slice, in: directory) } }
+                let room = part == 0 ? names.count : slice.count
+                group.addTask {
+                    (
+                        part,
+                        await outcome { () throws(StorageError) in try Self.stamps(of: slice, in: directory, room: room)
+                        }
+                    )
+                }
             }
-            var results: [Result<[String: FileStamp], StorageError>] = []
-            for await result in group { results.append(result) }
-            return results
+            var results = [Result<[String: FileStamp], StorageError>?](repeating: nil, count: parts)
+            for await (part, result) in group { results[part] = result }
+            return results.compactMap { $0 }
         }
-        var all: [String: FileStamp] = [:]
-        all.reserveCapacity(names.count)
-        for result in results { all.merge(try result.get()) { kept, _ in kept } }
+        var all = try results[0].get()
+        for result in results.dropFirst() { all.merge(try result.get()) { kept, _ in kept } }
         return all
     }
 
@@ -152,7 +158,7 @@ public enum FileStamps {
     /// The stamps of `names` in `directory`, by id; names that are no id of the store's are
     /// left out.
     private static func stamps(
-        of names: ArraySlice<String>, in directory: String
+        of names: ArraySlice<String>, in directory: String, room: Int
     ) throws(StorageError) -> [String: FileStamp] {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -162,7 +168,7 @@ public enum FileStamps {
         }
         defer { close(descriptor) }
         var stamps: [String: FileStamp] = [:]
-        stamps.reserveCapacity(names.count)
+        stamps.reserveCapacity(room)
         for name in names {
             guard let id = isLiteral(name) ? name : IdEncoding.id(fromFileName: name) else { continue }
             var info = stat()

@@ -27,8 +27,24 @@ public struct SQLiteColumns: ~Copyable {
 
     /// The blob in column `index`.
     public func blob(_ index: Int) throws(SQLiteError) -> [UInt8] {
-        guard case .blob(let bytes) = try value(index) else { throw mismatch(index, try type(index), "a blob") }
-        return bytes
+        try withBlob(index) { Array($0) }
+    }
+
+    /// The blob in column `index`, handed to `body` where SQLite holds it (valid only
+    /// there): for a row read too often to copy each blob.
+    public func withBlob<Result>(
+        _ index: Int, _ body: (UnsafeRawBufferPointer) throws(SQLiteError) -> Result
+    ) throws(SQLiteError) -> Result {
+        try expect(SQLITE_BLOB, index, "a blob")
+        let column = Int32(index)
+        let blob = sqlite3_column_blob(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        // A zero-length blob comes back as a NULL pointer and is still an empty blob; a
+        // NULL pointer with bytes to give is SQLite out of memory.
+        guard blob != nil || count == 0 else {
+            throw .last(connection, SQLITE_NOMEM, operation: "read column", path: path, sql: sql)
+        }
+        return try body(UnsafeRawBufferPointer(start: blob, count: count))
     }
 
     /// The text in column `index`.
@@ -51,16 +67,7 @@ public struct SQLiteColumns: ~Copyable {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
         case SQLITE_TEXT: return .text(try validatedText(index))
-        case SQLITE_BLOB:
-            let blob = sqlite3_column_blob(handle, column)
-            let count = Int(sqlite3_column_bytes(handle, column))
-            // A zero-length blob comes back as a NULL pointer and is still an empty blob;
-            // a NULL pointer with bytes to give is SQLite out of memory.
-            if let blob { return .blob(Array(UnsafeRawBufferPointer(start: blob, count: count))) }
-            guard count == 0 else {
-                throw .last(connection, SQLITE_NOMEM, operation: "read column", path: path, sql: sql)
-            }
-            return .blob([])
+        case SQLITE_BLOB: return .blob(try withBlob(index) { Array($0) })
         default: return .null
         }
     }

@@ -33,20 +33,27 @@ struct ChatIndexFacts: Equatable {
 
     /// The facts a blob holds; throws a mismatch for a blob of another length.
     init(_ blob: [UInt8]) throws(SQLiteError) {
+        let facts = blob.withUnsafeBytes { bytes in Result { () throws(SQLiteError) in try ChatIndexFacts(bytes) } }
+        self = try facts.get()
+    }
+
+    /// The facts the bytes of a blob hold; throws a mismatch for a blob of another length.
+    init(_ blob: UnsafeRawBufferPointer) throws(SQLiteError) {
         guard blob.count == Self.byteCount else {
             throw SQLiteError(
                 operation: "read index", path: nil, extendedCode: 20,
                 message: "a chat's facts are \(blob.count) bytes, not \(Self.byteCount)", code: .mismatch)
         }
-        let fields = blob.withUnsafeBytes { raw in
-            (0..<7).map { Int64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: Int64.self)) }
+        func field(_ number: Int) -> Int64 {
+            Int64(littleEndian: blob.loadUnaligned(fromByteOffset: number * 8, as: Int64.self))
         }
-        stamp = FileStamp(size: fields[0], modified: fields[1], inode: UInt64(bitPattern: fields[2]))
-        created = Date(timeIntervalSince1970: Double(bitPattern: UInt64(bitPattern: fields[3])))
-        updated = Date(timeIntervalSince1970: Double(bitPattern: UInt64(bitPattern: fields[4])))
-        messages = Int(fields[5])
-        hasText = fields[6] & 1 != 0
-        settled = fields[6] & 2 != 0
+        let fields = (field(0), field(1), field(2), field(3), field(4), field(5), field(6))
+        stamp = FileStamp(size: fields.0, modified: fields.1, inode: UInt64(bitPattern: fields.2))
+        created = Date(timeIntervalSince1970: Double(bitPattern: UInt64(bitPattern: fields.3)))
+        updated = Date(timeIntervalSince1970: Double(bitPattern: UInt64(bitPattern: fields.4)))
+        messages = Int(fields.5)
+        hasText = fields.6 & 1 != 0
+        settled = fields.6 & 2 != 0
     }
 
     /// The blob of these facts.

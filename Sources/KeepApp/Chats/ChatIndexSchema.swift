@@ -83,7 +83,7 @@ enum ChatIndexSchema {
         entries.reserveCapacity(Int(try transaction.query("SELECT count(*) FROM chats").first?.integer(0) ?? 0))
         try transaction.forEachRow("SELECT id, title, engine, facts FROM chats ORDER BY rowid DESC") {
             row throws(SQLiteError) in
-            let facts = try ChatIndexFacts(try row.blob(3))
+            let facts = try row.withBlob(3) { blob throws(SQLiteError) in try ChatIndexFacts(blob) }
             let summary = ChatSummary(
                 id: try row.text(0), title: try row.text(1), created: facts.created, updated: facts.updated,
                 messageCount: facts.messages, engine: try row.optionalText(2))
