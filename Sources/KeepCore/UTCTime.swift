@@ -43,20 +43,14 @@ public enum UTCTime {
         guard (0...9999).contains(year) else {
             // Outside the four-digit years: as many digits as it takes, and a sign.
             var bytes: [UInt8] = []
-            appendDigits(year, 4, to: &bytes)
-            bytes.append(UInt8(ascii: "-"))
-            appendDigits(month, 2, to: &bytes)
-            bytes.append(UInt8(ascii: "-"))
-            appendDigits(day, 2, to: &bytes)
-            bytes.append(UInt8(ascii: "T"))
-            appendDigits(hour, 2, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            appendDigits(minute, 2, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            appendDigits(second, 2, to: &bytes)
-            bytes.append(UInt8(ascii: "."))
-            appendDigits(fraction, 3, to: &bytes)
-            bytes.append(UInt8(ascii: "Z"))
+            let fields: [(value: Int64, width: Int, separator: Character)] = [
+                (year, 4, "-"), (month, 2, "-"), (day, 2, "T"), (hour, 2, ":"), (minute, 2, ":"), (second, 2, "."),
+                (fraction, 3, "Z"),
+            ]
+            for field in fields {
+                appendDigits(field.value, field.width, to: &bytes)
+                bytes.append(contentsOf: field.separator.utf8)
+            }
             return bytes.withUnsafeBufferPointer(body)
         }
         // The usual case: 24 bytes of fixed layout, written in place.
