@@ -84,7 +84,7 @@ public struct SQLiteColumns: ~Copyable {
 
     private func expect(_ expected: Int32, _ index: Int, _ name: String) throws(SQLiteError) {
         let type = try type(index)
-        guard type == expected else { throw mismatch(index, type, name) }
+        guard type == expected else { throw mismatch(index, name) }
     }
 
     /// Column `index`'s text, checked to be UTF-8.
@@ -103,15 +103,9 @@ public struct SQLiteColumns: ~Copyable {
         return string
     }
 
-    private func mismatch(_ index: Int, _ type: Int32, _ expected: String) -> SQLiteError {
-        let held =
-            switch type {
-            case SQLITE_INTEGER: "integer"
-            case SQLITE_FLOAT: "real"
-            case SQLITE_TEXT: "text"
-            case SQLITE_BLOB: "blob"
-            default: "null"
-            }
+    private func mismatch(_ index: Int, _ expected: String) -> SQLiteError {
+        // What the column holds, named as a row's value names it.
+        let held = (try? value(index))?.typeName ?? "unreadable"
         return .refused(
             .mismatch, SQLITE_MISMATCH, operation: "read column", path: path, sql: sql,
             "column \(index) holds \(held), not \(expected)")
