@@ -43,6 +43,8 @@ package struct RemoteEngine: ChatEngine {
     package let server: ServerProfile
     /// The server's base URL, such as `http://127.0.0.1:8080/v1`.
     package var baseURL: String { server.url }
+    /// The server's context budget (its `contextTokens`).
+    package var contextBudget: Int? { server.contextTokens }
     /// The model asked when a question names none (the server's own).
     package var model: String { server.model }
     /// The temperature sent, 0 to 2 (the `temperature` setting, or the turn's own).

@@ -78,18 +78,25 @@ package struct TurnRunner: Sendable {
     /// Throws ``TurnError/engine(_:chatId:)`` when no complete answer came (cancelled
     /// included) and ``TurnError/notRecorded(_:chatId:)`` when it could not be stored; in
     /// both cases the question stays as the chat's draft.
+    ///
+    /// A conversation that would pass the engine's context budget is sent without its oldest
+    /// turns (``ContextBudget``; the chat keeps them all), and `leftOut` is told how many, before
+    /// anything is sent.
     package func answer(
         _ question: String, in session: ChatSession, options: TurnOptions = TurnOptions(),
-        receive: @escaping @Sendable (String) -> Void
+        leftOut: @Sendable (Int) -> Void = { _ in }, receive: @escaping @Sendable (String) -> Void
     ) async throws(TurnError) -> Chat {
         let id = await session.id
         let chat = await session.chat
         let system = options.systemPrompt(for: chat).map { [ChatMessage(role: .system, text: $0, time: now())] }
+        let asked = ChatMessage(role: .user, text: question, time: now(), attachments: options.attachments)
+        let fitted = ContextBudget.fit(
+            (system ?? []) + chat.messages + [asked], budget: engine.contextBudget,
+            reserve: options.engine.maxTokens ?? 0)
+        if fitted.leftOut > 0 { leftOut(fitted.leftOut) }
         let reply: EngineReply
         do {
-            reply = try await engine.answer(
-                to: (system ?? []) + chat.messages + [ChatMessage(role: .user, text: question, time: now())],
-                options: options.engine, receive: receive)
+            reply = try await engine.answer(to: fitted.messages, options: options.engine, receive: receive)
         } catch {
             throw .engine(error, chatId: id)
         }
