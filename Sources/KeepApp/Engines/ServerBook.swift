@@ -43,7 +43,8 @@ package struct ServerBook: Sendable {
     /// `model` is an alias (its `SERVER/MODEL`), `SERVER/MODEL` where SERVER names a server
     /// (a model whose own name holds a slash, `meta-llama/Llama-3`, is left whole when its
     /// first part names none), or a model of the chosen server. A role gives its model when
-    /// `-m` gives none. `-s` and a `SERVER/MODEL` naming different servers is refused.
+    /// `-m` gives none. `-s` and a `-m SERVER/MODEL` naming different servers is refused; a
+    /// role's model at another server than `-s` names gives way to that server's own.
     package func choose(server: String?, model: String?, role: String?) throws(Refusal) -> TurnChoice {
         var chosenRole: RoleProfile?
         if let role {
@@ -63,11 +64,16 @@ package struct ServerBook: Sendable {
         if let text = spec, let slash = text.firstIndex(of: "/"), self.server(String(text[..<slash])) != nil {
             let prefix = String(text[..<slash])
             if let serverName, serverName != prefix {
-                throw Refusal(message: "-s \(serverName) and -m \(text) name different servers; give one")
+                guard model == nil else {
+                    throw Refusal(message: "-s \(serverName) and -m \(text) name different servers; give one")
+                }
+                // The role's model is at another server than the one named: the server named wins.
+                spec = nil
+            } else {
+                serverName = prefix
+                spec = String(text[text.index(after: slash)...])
+                named = true
             }
-            serverName = prefix
-            spec = String(text[text.index(after: slash)...])
-            named = true
         }
         let name = serverName ?? profiles.defaultServer
         guard let chosen = self.server(name) else {
