@@ -105,6 +105,17 @@ package struct RemoteEngine: ChatEngine {
     package func answer(
         to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
     ) async throws(EngineError) -> EngineReply {
+        if let authority = server.authority {
+            // Verified against that authority alone, or not at all: never against the system's
+            // authorities instead, never with verification off. FoundationNetworking offers no
+            // way to evaluate a chain against one anchor (no server-trust challenge reaches a
+            // delegate), so no request goes to such a server from this build.
+            throw EngineError(
+                .configuration,
+                "the server \(server.name) is to be verified against the authority in \(authority) alone, which this "
+                    + "build cannot do on this platform; nothing was sent (keep servers add \(server.name) URL without "
+                    + "--ca uses the system's authorities)")
+        }
         let key = try await readKey()
         let asked = options.model ?? model
         let images = conversation.contains { !$0.attachments.isEmpty }

@@ -116,7 +116,8 @@ package struct TurnRunner: Sendable {
                 ?? ChatSession(chat: Chat(id: id, created: now()), repository: chats, now: now)
             _ = try await current.recordTurn(
                 question: question, answer: reply.text, engine: engine.id, model: reply.model, server: reply.server,
-                usage: reply.usage, system: options.system)
+                usage: reply.usage, system: options.system, serverName: reply.serverName,
+                attachments: options.attachments, role: options.role)
             // A cache: a crash before this line is caught by the stamps at the next listing.
             await index?.recorded(await current.chat, before: before)
             return await current.chat
