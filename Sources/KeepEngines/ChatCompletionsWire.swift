@@ -24,7 +24,9 @@ struct ChatCompletionsWire: ServerWire {
             let images: [[String: Any]] = message.attachments.map {
                 ["type": "image_url", "image_url": ["url": WireJSON.dataURL($0)]]
             }
-            messages.append(["role": message.role.rawValue, "content": [["type": "text", "text": message.text]] + images])
+            messages.append([
+                "role": message.role.rawValue, "content": [["type": "text", "text": message.text]] + images,
+            ])
         }
         var body: [String: Any] = [
             "model": prompt.model, "messages": messages, "temperature": prompt.temperature, "stream": true,
@@ -123,7 +125,8 @@ struct ChatCompletionsWire: ServerWire {
         /// What it adds to the answer.
         var wireChunk: WireChunk {
             WireChunk(
-                text: text, promptTokens: usage?.tokens?.promptTokens, completionTokens: usage?.tokens?.completionTokens,
+                text: text, promptTokens: usage?.tokens?.promptTokens,
+                completionTokens: usage?.tokens?.completionTokens,
                 isFinal: isFinal)
         }
     }

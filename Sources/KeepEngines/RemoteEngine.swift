@@ -210,7 +210,9 @@ package struct RemoteEngine: ChatEngine {
             }
             wire.authorize(&request, key: apiKey)
         }
-        if protocolName == .anthropic { request.setValue(AnthropicWire.version, forHTTPHeaderField: "anthropic-version") }
+        if protocolName == .anthropic {
+            request.setValue(AnthropicWire.version, forHTTPHeaderField: "anthropic-version")
+        }
         do {
             request.httpBody = try wire.body(
                 WirePrompt(

@@ -78,7 +78,9 @@ package struct ChatReport: Codable, Sendable, Equatable {
                 server: $0.server, usage: $0.usage.map(UsageCount.init))
             message.serverName = $0.serverName
             if !$0.attachments.isEmpty {
-                message.attachments = $0.attachments.map { AttachmentInfo(name: $0.name, type: $0.mediaType, size: $0.size) }
+                message.attachments = $0.attachments.map {
+                    AttachmentInfo(name: $0.name, type: $0.mediaType, size: $0.size)
+                }
             }
             return message
         }

@@ -406,7 +406,9 @@ struct InteractiveChat {
         guard let name else {
             let asked = (engine as? RemoteEngine)?.server.name
             for server in book.servers {
-                say("\(server.name == asked ? "*" : " ") \(server.name)  \(server.wire.rawValue)  \(server.model)  \(server.url)")
+                say(
+                    "\(server.name == asked ? "*" : " ") \(server.name)  \(server.wire.rawValue)  \(server.model)  \(server.url)"
+                )
             }
             return
         }
@@ -453,7 +455,9 @@ struct InteractiveChat {
         options.system = role.system
         if let model = choice.model { options.engine.model = model }
         if let temperature = role.temperature { options.engine.temperature = temperature }
-        say("The next questions are asked in the role \(role.name) (\(engineName)); its system prompt is kept as the chat's own.")
+        say(
+            "The next questions are asked in the role \(role.name) (\(engineName)); its system prompt is kept as the chat's own."
+        )
     }
 
     /// Moves the chat to `choice`'s server; `false`, saying why, when it cannot.

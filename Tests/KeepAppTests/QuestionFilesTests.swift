@@ -40,11 +40,13 @@ struct QuestionFilesTests {
         }
     }
 
-    @Test("an image is typed by its first bytes, never its name", arguments: [
-        ([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] as [UInt8], "image/png"),
-        ([0xFF, 0xD8, 0xFF, 0xE0], "image/jpeg"), (Array("GIF89a".utf8), "image/gif"),
-        (Array("RIFF\0\0\0\0WEBPVP8 ".utf8), "image/webp"),
-    ])
+    @Test(
+        "an image is typed by its first bytes, never its name",
+        arguments: [
+            ([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] as [UInt8], "image/png"),
+            ([0xFF, 0xD8, 0xFF, 0xE0], "image/jpeg"), (Array("GIF89a".utf8), "image/gif"),
+            (Array("RIFF\0\0\0\0WEBPVP8 ".utf8), "image/webp"),
+        ])
     func imageTypes(bytes: [UInt8], type: String) throws {
         let directory = try TemporaryDirectory()
         let path = file(directory, "picture.txt", Data(bytes))

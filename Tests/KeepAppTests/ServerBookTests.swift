@@ -14,7 +14,8 @@ struct ServerBookTests {
             text: #"{"servers":{"claude":{"url":"https://api.anthropic.com/v1","protocol":"anthropic"}},"#
                 + #""aliases":{"fast":"claude/haiku"},"roles":{"coder":{"system":"code","model":"fast"}}}"#)
         return ServerBook(
-            profiles: profiles, carried: ServerProfile(name: "default", url: "http://127.0.0.1:8080/v1", model: "local"))
+            profiles: profiles, carried: ServerProfile(name: "default", url: "http://127.0.0.1:8080/v1", model: "local")
+        )
     }
 
     @Test("a missing default server is the one the old settings describe")

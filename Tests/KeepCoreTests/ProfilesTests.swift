@@ -33,11 +33,13 @@ struct ProfilesTests {
         #expect(b.key == SecretRef(.openrouter, account: "team") && b.model == "m" && b.contextTokens == 4096)
     }
 
-    @Test("a field of the wrong kind refuses its entry", arguments: [
-        #"{"url":"https://a.example/v1","protocol":"soap"}"#, #"{"url":"https://a.example/v1","key":"vault"}"#,
-        #"{"url":"https://a.example/v1","model":""}"#, #"{"url":"https://a.example/v1","contextTokens":1.5}"#,
-        #"{"url":"https://a.example/v1","ca":"relative.pem"}"#, #"{"url":"https://user:pw@a.example/v1"}"#,
-    ])
+    @Test(
+        "a field of the wrong kind refuses its entry",
+        arguments: [
+            #"{"url":"https://a.example/v1","protocol":"soap"}"#, #"{"url":"https://a.example/v1","key":"vault"}"#,
+            #"{"url":"https://a.example/v1","model":""}"#, #"{"url":"https://a.example/v1","contextTokens":1.5}"#,
+            #"{"url":"https://a.example/v1","ca":"relative.pem"}"#, #"{"url":"https://user:pw@a.example/v1"}"#,
+        ])
     func wrongField(entry: String) throws {
         let profiles = try Profiles(text: #"{"servers":{"a":\#(entry)}}"#)
         #expect(profiles.server("a") == nil)

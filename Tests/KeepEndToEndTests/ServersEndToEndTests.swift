@@ -103,7 +103,8 @@ struct ServersEndToEndTests {
     func geminiError() async throws {
         let server = try LoopbackServer(
             LoopbackServer.answering(
-                status: 400, body: #"{"error":{"code":400,"message":"API key not valid","status":"INVALID_ARGUMENT"}}"#))
+                status: 400, body: #"{"error":{"code":400,"message":"API key not valid","status":"INVALID_ARGUMENT"}}"#)
+        )
         let sandbox = try Sandbox()
         try await added(sandbox, "gem", server.baseURL, "--protocol", "gemini")
         let asked = try await sandbox.run("ask", "-s", "gem", "hi")
@@ -269,7 +270,8 @@ struct PrivateAuthorityTests {
         let ca = tls.authority
         let notPEM = sandbox.directory.appending("not.pem")
         try "hello".write(toFile: notPEM, atomically: true, encoding: .utf8)
-        let refusedFile = try await sandbox.run("servers", "add", "lab", "https://\(tls.host):\(tls.port)/v1", "--ca", notPEM)
+        let refusedFile = try await sandbox.run(
+            "servers", "add", "lab", "https://\(tls.host):\(tls.port)/v1", "--ca", notPEM)
         #expect(refusedFile.status == .exited(1), "\(refusedFile)")
         let added = try await sandbox.run("servers", "add", "lab", "https://\(tls.host):\(tls.port)/v1", "--ca", ca)
         #expect(added.status == .exited(0), "\(added)")

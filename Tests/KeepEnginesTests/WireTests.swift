@@ -25,7 +25,8 @@ struct WireTests {
 
     private func request(_ wire: ServerProtocol, image: Bool = false) throws -> URLRequest {
         try RemoteEngine.request(
-            baseURL: "https://api.example.com/v1/", model: "m1", temperature: 1.5, conversation: conversation(image: image),
+            baseURL: "https://api.example.com/v1/", model: "m1", temperature: 1.5,
+            conversation: conversation(image: image),
             apiKey: "secret-key", keyRef: SecretRef(wire.defaultSlot), askUsage: false, wire: wire)
     }
 
@@ -84,12 +85,15 @@ struct WireTests {
     func anthropicEvents() throws {
         let wire = AnthropicWire()
         func event(_ data: String) -> ServerSentEventParser.Event { .init(type: nil, data: data) }
-        let start = try wire.chunk(event(#"{"type":"message_start","message":{"usage":{"input_tokens":9,"output_tokens":1}}}"#))
+        let start = try wire.chunk(
+            event(#"{"type":"message_start","message":{"usage":{"input_tokens":9,"output_tokens":1}}}"#))
         #expect(start.promptTokens == 9)
-        let delta = try wire.chunk(event(#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#))
+        let delta = try wire.chunk(
+            event(#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#))
         #expect(delta.text == "Hi")
         #expect(try wire.chunk(event(#"{"type":"ping"}"#)) == WireChunk())
-        let last = try wire.chunk(event(#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":4}}"#))
+        let last = try wire.chunk(
+            event(#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":4}}"#))
         #expect(last.isFinal && last.completionTokens == 4)
         #expect(try wire.chunk(event(#"{"type":"message_stop"}"#)).isEnd)
         #expect(throws: WireFailure.reported("Overloaded")) {

@@ -144,7 +144,9 @@ package actor Composition {
             do throws(ProfilesError) {
                 _ = try await store.migrate(carrying: carried, finished: UTCTime.text(Date()))
             } catch {
-                warn("warning: the server settings were not carried into the servers file (tried again next time): \(error)")
+                warn(
+                    "warning: the server settings were not carried into the servers file (tried again next time): \(error)"
+                )
             }
             profiles = try await store.load()
         } catch {

@@ -124,7 +124,8 @@ package enum Platform {
         let asked: ServerProfile
         if let server { asked = server } else { asked = try carriedServer(settings) }
         return try kind.make(
-            EngineKind.Setup(settings: settings, secrets: secrets, keyringUnavailable: keyringUnavailable, server: asked))
+            EngineKind.Setup(
+                settings: settings, secrets: secrets, keyringUnavailable: keyringUnavailable, server: asked))
     }
 
     /// The server the old settings describe, when no other is given (``SettingRegistry/carriedServer(_:)``).

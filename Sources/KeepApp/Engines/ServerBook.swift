@@ -52,8 +52,10 @@ package struct ServerBook: Sendable {
                 let names = profiles.roles.map(\.name)
                 throw Refusal(
                     message: "there is no role \(StorageError.quoted(role))"
-                        + (names.isEmpty ? "; keep roles add NAME --system TEXT makes one" : "; roles: "
-                            + names.joined(separator: ", ")))
+                        + (names.isEmpty
+                            ? "; keep roles add NAME --system TEXT makes one"
+                            : "; roles: "
+                                + names.joined(separator: ", ")))
             }
             chosenRole = found
         }

@@ -17,7 +17,8 @@ enum AliasesCommand {
         subcommands: [set, remove], run: list)
 
     static let set = Command(
-        "set", summary: "Make NAME stand for SERVER/MODEL", help: "Example: keep aliases set sonnet claude/claude-sonnet-4-5",
+        "set", summary: "Make NAME stand for SERVER/MODEL",
+        help: "Example: keep aliases set sonnet claude/claude-sonnet-4-5",
         arguments: ArgumentParser(required: ["NAME", "SERVER/MODEL"]), run: setAlias)
 
     static let remove = Command(
@@ -33,7 +34,8 @@ enum AliasesCommand {
         }
         let width = report.aliases.map(\.name.count).max() ?? 0
         for alias in report.aliases {
-            invocation.console.show("  \(alias.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(alias.target)\n")
+            invocation.console.show(
+                "  \(alias.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(alias.target)\n")
         }
         for refused in report.refused { invocation.console.show("  not used: \(refused.entry): \(refused.reason)\n") }
     }
@@ -56,7 +58,9 @@ enum AliasesCommand {
     static func removeAlias(_ invocation: Invocation) async throws {
         let name = invocation.positional(0) ?? ""
         try await ServersCommand.edit(invocation) { profiles throws(CommandFailure) in
-            guard profiles.removeAlias(name) else { throw .failure("there is no alias \"\(name)\"; keep aliases lists them") }
+            guard profiles.removeAlias(name) else {
+                throw .failure("there is no alias \"\(name)\"; keep aliases lists them")
+            }
         }
         invocation.console.show("Alias \(name) removed.\n")
     }

@@ -13,7 +13,8 @@ enum AskCommand {
         "--file", "-f", value: "PATH", help: "join the text file PATH to the question, with its name (repeatable)",
         repeatable: true)
     static let attach = ArgumentParser.Option(
-        "--attach", "-a", value: "PATH", help: "send the image PATH (PNG, JPEG, GIF, WebP) with the question (repeatable)",
+        "--attach", "-a", value: "PATH",
+        help: "send the image PATH (PNG, JPEG, GIF, WebP) with the question (repeatable)",
         repeatable: true)
     static let extract = ArgumentParser.Option(
         "--extract", "-x", help: "print only the answer's fenced code blocks (the whole answer is still kept)")
@@ -81,9 +82,12 @@ enum AskCommand {
         let printer = AnswerPrinter(console, raw: arguments.has(TurnFlags.raw.name))
         let streams = !json && !arguments.has(extract.name)
         let answering = Task { [options] () async throws(TurnError) -> Chat in
-            try await runner.answer(question, in: session, options: options, leftOut: { count in
-                console.note(TurnFlags.leftOutLine(count))
-            }) { if streams { printer.print($0) } }
+            try await runner.answer(
+                question, in: session, options: options,
+                leftOut: { count in
+                    console.note(TurnFlags.leftOutLine(count))
+                }
+            ) { if streams { printer.print($0) } }
         }
         // Ctrl-C cancels the answer; the question stays as the chat's draft.
         let interrupts = Interrupts { answering.cancel() }
@@ -94,7 +98,9 @@ enum AskCommand {
         if json { try invocation.printJSON(AskReport(chat)) }
         if !json, arguments.has(extract.name) {
             let blocks = CodeBlocks.extract(chat.messages.last?.text ?? "")
-            if blocks.isEmpty { console.warning("the answer holds no fenced code block; keep chats show \(chat.id) shows it") }
+            if blocks.isEmpty {
+                console.warning("the answer holds no fenced code block; keep chats show \(chat.id) shows it")
+            }
             console.show(blocks.joined(separator: "\n"))
         }
     }

@@ -63,7 +63,9 @@ enum RolesCommand {
         let arguments = invocation.arguments
         let name = invocation.positional(0) ?? ""
         if let problem = Profiles.nameProblem(name) { throw CommandFailure.usage("NAME: \(problem)") }
-        guard let system = arguments.value(systemOption.name) else { throw CommandFailure.usage("--system TEXT is needed") }
+        guard let system = arguments.value(systemOption.name) else {
+            throw CommandFailure.usage("--system TEXT is needed")
+        }
         let model = arguments.value(modelOption.name)
         if let model, model.allSatisfy(\.isWhitespace) { throw CommandFailure.usage("--model needs a model name") }
         var temperature: Double?
@@ -96,7 +98,9 @@ enum RolesCommand {
     static func removeRole(_ invocation: Invocation) async throws {
         let name = invocation.positional(0) ?? ""
         try await ServersCommand.edit(invocation) { profiles throws(CommandFailure) in
-            guard profiles.removeRole(name) else { throw .failure("there is no role \"\(name)\"; keep roles lists them") }
+            guard profiles.removeRole(name) else {
+                throw .failure("there is no role \"\(name)\"; keep roles lists them")
+            }
         }
         invocation.console.show("Role \(name) removed.\n")
     }

@@ -61,7 +61,8 @@ enum ServersCommand {
         let console = invocation.console
         let width = report.servers.map(\.name.count).max() ?? 0
         for server in report.servers {
-            var line = "\(server.default ? "*" : " ") \(server.name.padding(toLength: width, withPad: " ", startingAt: 0))"
+            var line =
+                "\(server.default ? "*" : " ") \(server.name.padding(toLength: width, withPad: " ", startingAt: 0))"
             line += "  \(server.protocol)  \(server.url)  model \(server.model)  key \(keyText(server.key))"
             if let ca = server.ca { line += "  ca \(ca)" }
             if let budget = server.contextTokens { line += "  context \(budget)" }
@@ -106,7 +107,8 @@ enum ServersCommand {
         var budget: Int?
         if let text = arguments.value(contextOption.name) {
             guard let number = Int(text), (1...ServerProfile.contextTokensLimit).contains(number) else {
-                throw CommandFailure.usage("--context must be a whole number from 1 to \(ServerProfile.contextTokensLimit)")
+                throw CommandFailure.usage(
+                    "--context must be a whole number from 1 to \(ServerProfile.contextTokensLimit)")
             }
             budget = number
         }

@@ -57,7 +57,8 @@ extension LoopbackServer {
             }
             responder.split(
                 "event: error\ndata: "
-                    + #"{"type":"error","error":{"type":"overloaded_error","message":\#(Self.quoted(message))}}"# + "\n\n")
+                    + #"{"type":"error","error":{"type":"overloaded_error","message":\#(Self.quoted(message))}}"#
+                    + "\n\n")
         }
     }
 
