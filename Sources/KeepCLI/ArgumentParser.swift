@@ -107,11 +107,11 @@ package struct ArgumentParser: Sendable {
                 given[option.name] = ""
             case (.some, .some(let value)):
                 given[option.name] = value
-                repeated[option.name, default: []].append(value)
+                if option.repeatable { repeated[option.name, default: []].append(value) }
             case (.some(let placeholder), nil):
                 guard index < words.endIndex else { throw UsageError("\(name) needs a value (\(placeholder))") }
                 given[option.name] = words[index]
-                repeated[option.name, default: []].append(words[index])
+                if option.repeatable { repeated[option.name, default: []].append(words[index]) }
                 index += 1
             }
         }

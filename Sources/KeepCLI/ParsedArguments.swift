@@ -6,7 +6,7 @@ package struct ParsedArguments: Sendable, Equatable {
     /// The options given, by canonical name, with their values (`""` for a flag).
     package let options: [String: String]
     package let positionals: [String]
-    /// Every value given to each option that takes one, in order (several for a repeatable one).
+    /// Every value given to each repeatable option, in order.
     package let repeated: [String: [String]]
 
     package init(

@@ -103,7 +103,8 @@ struct InteractiveChat {
     private var engineName: String {
         guard let remote = engine as? RemoteEngine else { return "echo engine (offline)" }
         let role = options.role.map { " · role \($0)" } ?? ""
-        return "server \(remote.server.name): \(options.engine.model ?? remote.model) at \(remote.displayURL)\(role)"
+        return "remote engine: \(options.engine.model ?? remote.model) at \(remote.displayURL) "
+            + "(server \(remote.server.name))\(role)"
     }
 
     /// Reads and handles lines until end of input or `/quit`.

@@ -31,7 +31,8 @@ struct WireTests {
     }
 
     private func body(_ request: URLRequest) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: try #require(request.httpBody)) as? [String: Any])
+        let data = try #require(request.httpBody)
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
     @Test("Anthropic: POST /messages, the key in x-api-key, the version, system apart, temperature at most 1")
