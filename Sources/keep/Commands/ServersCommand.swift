@@ -193,4 +193,45 @@ enum ServersCommand {
         await composition.serversChanged()
         return answer
     }
+
+    /// The settings the server `default` was carried from: changing one later changes that
+    /// server too, so a script that sets `baseUrl` or `model` still moves keep.
+    static let followedSettings = [
+        SettingRegistry.baseUrl.key, SettingRegistry.model.key, SettingRegistry.keySlot.key,
+        SettingRegistry.keyAccount.key,
+    ]
+
+    /// After the setting `key` changed: when it is one the server `default` was carried from
+    /// and the file has that server, its URL, model or key follows the setting (the rest of
+    /// the entry as it was). Says so on standard error.
+    static func follow(_ key: String, _ invocation: Invocation) async throws {
+        guard followedSettings.contains(key) else { return }
+        let core = try await invocation.core()
+        let carried: ServerProfile
+        do {
+            carried = try SettingRegistry.carriedServer(core.settings)
+        } catch {
+            return
+        }
+        let followed = try await edit(invocation) { profiles throws(CommandFailure) -> Bool in
+            guard var server = profiles.server(Profiles.defaultName) else { return false }
+            switch key {
+            case SettingRegistry.baseUrl.key: server.url = carried.url
+            case SettingRegistry.model.key: server.model = carried.model
+            default: server.key = carried.key
+            }
+            profiles.set(server)
+            return true
+        }
+        if followed { invocation.console.note("(the server default follows: keep servers shows it)") }
+    }
+
+    /// Makes `model` the model of the server `name` in the file (`keep engines use`).
+    static func setModel(_ model: String, of name: String, _ invocation: Invocation) async throws {
+        try await edit(invocation) { profiles throws(CommandFailure) in
+            guard var server = profiles.server(name) else { return }
+            server.model = model
+            profiles.set(server)
+        }
+    }
 }
