@@ -10,7 +10,7 @@ import KeepPorts
 /// A turn has two steps. ``begin(_:in:)`` keeps the question as the chat's draft, so a
 /// crash, a kill or a failed answer leaves it to be offered again; for a new chat it also
 /// claims the id, under the ``StoreLock``, so ids are unique across processes (the draft is
-/// the claim). ``answer(_:in:options:receive:)`` asks the engine with the lock *not* held,
+/// the claim). ``answer(_:in:options:leftOut:receive:)`` asks the engine with the lock *not* held,
 /// then takes the lock, reads the chat afresh, appends the question and the answer in one
 /// write, and clears the draft: two processes answering in the same chat each add their
 /// turn, and neither loses the other's. The chat answered last is found in the chat index

@@ -3,7 +3,7 @@ import KeepEngines
 import KeepPorts
 
 /// Every engine `keep` can answer with: the one table a new engine is added to. The
-/// `engineId` setting's allowed values, default and help, ``Platform/engineFor(_:settings:secrets:keyringUnavailable:)``
+/// `engineId` setting's allowed values, default and help, ``Platform/engineFor(_:settings:secrets:keyringUnavailable:server:)``
 /// and the engine check of `keep doctor` all come from it.
 package enum EngineCatalog {
     /// The offline engine, and the one a fresh install starts on.
