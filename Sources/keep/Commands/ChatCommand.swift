@@ -10,7 +10,7 @@ enum ChatCommand {
             Opens a new chat, or the chat ID (or the one chat whose id starts with ID). Type a question and
             press Enter; the answer prints as it streams, its Markdown rendered and wrapped to the terminal
             (--raw, or NO_COLOR, shows it as it came). Each completed question and answer is saved at once.
-            """ + "\n\n" + InteractiveChat.commandsHelp,
+            """ + "\n\n" + InteractiveChat.commandsHelp(),
         arguments: ArgumentParser(options: TurnFlags.all, optional: ["ID"]), run: run)
 
     static func run(_ invocation: Invocation) async throws {
