@@ -1,3 +1,4 @@
+import Foundation
 import KeepTerminal
 
 #if canImport(CLibEdit)
@@ -93,8 +94,12 @@ import KeepTerminal
         /// What keep hands libedit when a paste has arrived (bound to `keep-paste`).
         private static let pasteSequence = "\u{1B}[200~"
         /// What keep hands libedit for each key typed during a history search (bound to
-        /// `keep-search-key`): a character of Unicode's private use area, which no key sends.
-        private static let searchKeyCharacter: wchar_t = 0xF8FF
+        /// `keep-search-key`): a control sequence of keep's own, which the decoder never
+        /// hands on (it swallows every sequence it does not know). A sequence, not a
+        /// character: libedit inserts every character past U+00FF, whatever it is bound to.
+        private static let searchKeySequence = "\u{1B}[9001~"
+        /// What keep hands libedit for a combining mark typed (bound to `keep-combine`).
+        private static let combineKeySequence = "\u{1B}[9002~"
         /// How long a lone Escape waits for the rest of a sequence, in milliseconds.
         private static let escapeWait: Int32 = 100
         private static let bracketedPasteOn = "\u{1B}[?2004h"
@@ -150,11 +155,15 @@ import KeepTerminal
                     key: Self.editingKeys[.delete]?.sequence ?? "",
                     { editLine, _ in LibEditLineEditor.owner(of: editLine)?.deleteCharacter(1) ?? UInt8(CC_ERROR) }),
                 addCommand(
+                    "keep-combine", help: "Join a combining mark to the character before it",
+                    key: Self.combineKeySequence,
+                    { editLine, _ in LibEditLineEditor.owner(of: editLine)?.combine() ?? UInt8(CC_ERROR) }),
+                addCommand(
                     "keep-search", help: "Search the lines typed", key: "^R",
                     { editLine, _ in LibEditLineEditor.owner(of: editLine)?.startSearch() ?? UInt8(CC_ERROR) }),
                 addCommand(
                     "keep-search-key", help: "A key typed while searching",
-                    key: String(Unicode.Scalar(UInt32(Self.searchKeyCharacter)) ?? "\u{F8FF}"),
+                    key: Self.searchKeySequence,
                     { editLine, _ in LibEditLineEditor.owner(of: editLine)?.searchKey() ?? UInt8(CC_ERROR) }),
                 Self.bindings.allSatisfy({ bind($0.keys, to: $0.command) })
             else { return nil }
@@ -222,7 +231,10 @@ import KeepTerminal
                 // Ctrl-R (in the same burst) goes to the search, the others to libedit.
                 if search != nil {
                     searchKeys.append(key)
-                    pending = [Self.searchKeyCharacter]
+                    pending = Self.wideCharacters(Self.searchKeySequence)
+                } else if case .character(let scalar) = key, Self.isCombiningMark(scalar) {
+                    marks.append(scalar)
+                    pending = Self.wideCharacters(Self.combineKeySequence)
                 } else {
                     pending = characters(for: key)
                 }
@@ -236,6 +248,8 @@ import KeepTerminal
         private var decoderEnded = false
         /// The keys typed during a search, each handed to `keep-search-key` in turn.
         private var searchKeys: [TerminalKeyDecoder.TerminalKey] = []
+        /// The combining marks typed, each handed to `keep-combine` in turn.
+        private var marks: [Unicode.Scalar] = []
 
         /// The next key typed, read from the terminal when none is waiting; `nil` at the end
         /// of the input or on a read error. An Escape that nothing follows within
@@ -275,10 +289,10 @@ import KeepTerminal
             case .meta(let scalar):
                 return [0x1B, wchar_t(bitPattern: scalar.value)]
             case .special(let key):
-                return Self.editingKeys[key]?.sequence.unicodeScalars.map { wchar_t(bitPattern: $0.value) } ?? []
+                return Self.editingKeys[key].map { Self.wideCharacters($0.sequence) } ?? []
             case .paste(let text):
                 pastes.append(text)
-                return Self.pasteSequence.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
+                return Self.wideCharacters(Self.pasteSequence)
             case .escape:
                 return []
             }
@@ -354,6 +368,38 @@ import KeepTerminal
             guard step > 0 else { return UInt8(CC_ERROR) }
             if direction > 0 { _ = el_cursor(editLine, Int32(step)) }
             el_deletestr(editLine, Int32(step))
+            return UInt8(CC_REFRESH)
+        }
+
+        /// Whether `scalar` joins the character before it (a combining accent, an enclosing mark).
+        private static func isCombiningMark(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.properties.generalCategory {
+            case .nonspacingMark, .enclosingMark, .spacingMark: true
+            default: false
+            }
+        }
+
+        /// A combining mark typed: joined to the character before the cursor, composed into
+        /// one code point where Unicode has one (NFC: `e` and U+0301 become `é`), because
+        /// libedit lays a mark out as a character of no width that the next one overwrites
+        /// on the screen. A mark with no composed form is inserted as it is.
+        private func combine() -> UInt8 {
+            guard !marks.isEmpty else { return UInt8(CC_NORM) }
+            let mark = marks.removeFirst()
+            let step = characterStep(-1)
+            let (text, cursor) = lineNow()
+            var joined = String.UnicodeScalarView()
+            for code in text[(cursor - step)..<cursor] {
+                joined.append(Unicode.Scalar(UInt32(bitPattern: code)) ?? "\u{FFFD}")
+            }
+            joined.append(mark)
+            let composed = String(joined).precomposedStringWithCanonicalMapping
+            if step > 0, composed.unicodeScalars.count <= step {
+                el_deletestr(editLine, Int32(step))
+                _ = Self.withWide(composed) { el_winsertstr(editLine, $0) }
+            } else {
+                _ = Self.withWide(String(mark)) { el_winsertstr(editLine, $0) }
+            }
             return UInt8(CC_REFRESH)
         }
 
@@ -501,6 +547,11 @@ import KeepTerminal
             var data: UnsafeMutableRawPointer?
             guard let editLine, keep_el_get_client_data(editLine, &data) == 0, let data else { return nil }
             return Unmanaged<LibEditLineEditor>.fromOpaque(data).takeUnretainedValue()
+        }
+
+        /// `text`'s code points, as libedit is handed them.
+        private static func wideCharacters(_ text: String) -> [wchar_t] {
+            text.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
         }
 
         /// `text` as a NUL-terminated wide string the caller deallocates.

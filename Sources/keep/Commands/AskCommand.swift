@@ -56,7 +56,8 @@ enum AskCommand {
             if let instead = recent.instead { console.warning(instead) }
             id = recent.id
         }
-        let question = try await given ?? draft(of: id, runner)
+        var question = given ?? ""
+        if given == nil { question = try await draft(of: id, runner) }
         let session = try await runner.begin(question, in: id)
         let json = invocation.json
         if !json { console.err("\(await session.id)\n") }

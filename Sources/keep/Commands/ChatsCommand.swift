@@ -158,8 +158,8 @@ enum ChatsCommand {
                 let id = try await invocation.chatId(typed)
                 try await removeChat(id, chats, invocation)
                 console.out("Removed chat \(id).\n")
-            } catch let failure as CommandFailure {
-                guard case .failure(let message) = failure else { throw failure }
+            } catch {
+                guard case .failure(let message) = error else { throw error }
                 console.error(message)
                 failed = true
             }
