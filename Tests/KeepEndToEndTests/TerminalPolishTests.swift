@@ -116,20 +116,28 @@ struct TerminalPolishTests {
             var mark = 0
             if opening == "/open ID" {
                 #expect(await chat.output.wait(for: "another chat (2 messages)"))
+                #expect(await chat.output.wait(for: "words\r\n"))
+                #expect(await chat.output.wait(for: "> ", after: Self.end(of: "words\r\n", in: chat)))
                 mark = chat.output.count
                 chat.write("/open \(id)\r")
             }
             #expect(await chat.output.wait(for: "what do they say? (2 messages)", after: mark), "\(opening)")
-            #expect(await chat.output.wait(for: "words", after: mark))
+            #expect(await chat.output.wait(for: "words\r\n", after: mark))
             let screen = Self.shown(chat, after: mark)
             #expect(screen.contains("\(Self.esc)[1m>\(Self.esc)[0m what do they say?"), "\(opening): \(screen.debugDescription)")
             #expect(screen.contains("│\(Self.esc)[0m a quoted line"), "the answer's quote is a bar")
             #expect(!screen.contains("> a quoted line"), "no answer line starts with keep's mark")
             #expect(screen.contains("\(Self.esc)[1mbold\(Self.esc)[0m words"), "its Markdown is rendered")
-            #expect(await chat.output.wait(for: "\n> ", after: mark))
+            #expect(await chat.output.wait(for: "> ", after: Self.end(of: "words\r\n", in: chat)))
             chat.write(Self.ctrlD)
             #expect(await chat.exit() == .exited(0))
         }
+    }
+
+    /// The byte offset just past the last `needle` the terminal showed.
+    private static func end(of needle: String, in process: KeepProcess) -> Int {
+        let text = process.output.text
+        return text.range(of: needle, options: .backwards).map { text[..<$0.upperBound].utf8.count } ?? 0
     }
 
     @Test("chats show on a terminal renders the answers as the chat did; to a pipe it prints them as stored")

@@ -60,6 +60,10 @@ struct Sandbox {
     /// error both on it), typing nothing; answers how it ended and what the terminal showed,
     /// its line ends as keep wrote them (the terminal's CR taken out).
     func runOnTerminal(_ arguments: String..., columns: Int = 80) async throws -> (status: ExitStatus, screen: String) {
+        try await runOnTerminal(arguments, columns: columns)
+    }
+
+    func runOnTerminal(_ arguments: [String], columns: Int = 80) async throws -> (status: ExitStatus, screen: String) {
         let process = try start(arguments, terminal: true, columns: columns)
         let status = await process.exit()
         let screen = await process.output.waitForEnd()
