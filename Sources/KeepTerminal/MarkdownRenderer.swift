@@ -369,7 +369,8 @@ package struct MarkdownRenderer: Sendable {
                 out += parts.joined(separator: " " + bar + " ") + "\n"
             }
             if index == 0 {
-                out += sgr([SGR.dim]) + widths.map { String(repeating: "─", count: $0) }.joined(separator: "─┼─")
+                out +=
+                    sgr([SGR.dim]) + widths.map { String(repeating: "─", count: $0) }.joined(separator: "─┼─")
                     + SGR.reset + "\n"
             }
         }

@@ -341,7 +341,9 @@ import KeepTerminal
             var scalars = String.UnicodeScalarView()
             for code in text { scalars.append(Unicode.Scalar(UInt32(bitPattern: code)) ?? "\u{FFFD}") }
             var offsets = [0]
-            for character in String(scalars) { offsets.append(offsets[offsets.count - 1] + character.unicodeScalars.count) }
+            for character in String(scalars) {
+                offsets.append(offsets[offsets.count - 1] + character.unicodeScalars.count)
+            }
             return offsets
         }
 
@@ -429,7 +431,8 @@ import KeepTerminal
             switch key {
             case .character("\u{12}"), .character("\u{13}"):
                 let older = key == .character("\u{12}")
-                current.found = find(current.query, from: current.found.map { older ? $0 - 1 : $0 + 1 }, older: older)
+                current.found =
+                    find(current.query, from: current.found.map { older ? $0 - 1 : $0 + 1 }, older: older)
                     ?? current.found
             case .character("\u{08}"), .character("\u{7F}"):
                 current.query = String(current.query.dropLast())

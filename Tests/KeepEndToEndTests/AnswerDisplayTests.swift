@@ -71,7 +71,9 @@ struct AnswerDisplayTests {
         let table = ["| Key | Does |\n|---|---|\n| Ctrl-R | searches |\n", "| Ctrl-C | stops |\n", "***\nend\n"]
         let (screen, stored) = try await shown(answer: table)
         #expect(stored == ["the question", table.joined()])
-        #expect(screen.contains("\(Self.esc)[1mKey\(Self.esc)[0m    \(Self.esc)[2m│\(Self.esc)[0m"), "\(screen.debugDescription)")
+        #expect(
+            screen.contains("\(Self.esc)[1mKey\(Self.esc)[0m    \(Self.esc)[2m│\(Self.esc)[0m"),
+            "\(screen.debugDescription)")
         #expect(screen.contains("Ctrl-R \(Self.esc)[2m│\(Self.esc)[0m searches"))
         #expect(screen.contains("───────┼─"), "the header's rule")
         #expect(screen.contains(String(repeating: "─", count: 80)), "the *** rule, across the width")

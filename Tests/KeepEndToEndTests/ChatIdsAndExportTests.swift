@@ -57,7 +57,8 @@ struct ChatIdsAndExportTests {
     @Test("export as Markdown quotes the questions and gives the answers; as JSON it imports back as a new chat")
     func exportAndImport() async throws {
         let server = try LoopbackServer(
-            LoopbackServer.streaming(["**Paris**\n\n# Why\n```sh\n# not a heading\n```"], usage: (prompt: 5, completion: 1)))
+            LoopbackServer.streaming(
+                ["**Paris**\n\n# Why\n```sh\n# not a heading\n```"], usage: (prompt: 5, completion: 1)))
         let sandbox = try Sandbox()
         try await sandbox.useRemote(server)
         let asked = try await sandbox.run("ask", "--system", "be brief", "capital\nof France?")

@@ -46,7 +46,9 @@ struct TerminalPolishTests {
             let summary = row.dropFirst(column)
             #expect(!summary.hasPrefix(" ") && row.prefix(column).hasSuffix("  "), "\(row)")
         }
-        #expect(lines.contains { $0.hasPrefix(String(repeating: " ", count: column)) }, "a long summary continues under itself")
+        #expect(
+            lines.contains { $0.hasPrefix(String(repeating: " ", count: column)) },
+            "a long summary continues under itself")
         #expect(lines.allSatisfy { $0.count <= 60 }, "\(lines)")
         chat.write(Self.ctrlD)
         #expect(await chat.exit() == .exited(0))
@@ -124,7 +126,9 @@ struct TerminalPolishTests {
             #expect(await chat.output.wait(for: "what do they say? (2 messages)", after: mark), "\(opening)")
             #expect(await chat.output.wait(for: "words\r\n", after: mark))
             let screen = Self.shown(chat, after: mark)
-            #expect(screen.contains("\(Self.esc)[1m>\(Self.esc)[0m what do they say?"), "\(opening): \(screen.debugDescription)")
+            #expect(
+                screen.contains("\(Self.esc)[1m>\(Self.esc)[0m what do they say?"),
+                "\(opening): \(screen.debugDescription)")
             #expect(screen.contains("│\(Self.esc)[0m a quoted line"), "the answer's quote is a bar")
             #expect(!screen.contains("> a quoted line"), "no answer line starts with keep's mark")
             #expect(screen.contains("\(Self.esc)[1mbold\(Self.esc)[0m words"), "its Markdown is rendered")
@@ -148,7 +152,9 @@ struct TerminalPolishTests {
         let id = try await sandbox.ask("what do they say?")
         let shown = try await sandbox.runOnTerminal("chats", "show", id)
         #expect(shown.status == .exited(0))
-        #expect(shown.screen.contains("\(Self.esc)[1m>\(Self.esc)[0m what do they say?"), "\(shown.screen.debugDescription)")
+        #expect(
+            shown.screen.contains("\(Self.esc)[1m>\(Self.esc)[0m what do they say?"), "\(shown.screen.debugDescription)"
+        )
         #expect(shown.screen.contains("│\(Self.esc)[0m a quoted line"))
         #expect(!shown.screen.contains("> a quoted line"))
         #expect(shown.screen.contains("(test-model at \(server.baseURL))"), "the model that answered, under it")
@@ -223,7 +229,9 @@ struct TerminalPolishTests {
 
     // MARK: - The history search
 
-    @Test("Ctrl-R's prompt says it is a search; Escape and Ctrl-G leave it with the line as it was, Enter asks the line found")
+    @Test(
+        "Ctrl-R's prompt says it is a search; Escape and Ctrl-G leave it with the line as it was, Enter asks the line found"
+    )
     func historySearch() async throws {
         let sandbox = try Sandbox()
         let chat = try sandbox.start(["chat"], terminal: true)
@@ -284,7 +292,8 @@ struct TerminalPolishTests {
         let sandbox = try Sandbox()
         let bogus = try await sandbox.runOnTerminal("--bogus")
         #expect(bogus.status == .exited(2))
-        #expect(bogus.screen.contains("keep: unknown option --bogus\nusage: keep [COMMAND] [ARGS...]\n"), "\(bogus.screen)")
+        #expect(
+            bogus.screen.contains("keep: unknown option --bogus\nusage: keep [COMMAND] [ARGS...]\n"), "\(bogus.screen)")
         #expect(bogus.screen.contains("  chats "), "the commands are listed")
         #expect(!bogus.screen.contains("keep chat ["), "\(bogus.screen)")
         let chat = try await sandbox.runOnTerminal("chat", "--bogus")
@@ -294,7 +303,9 @@ struct TerminalPolishTests {
         #expect(valid.status == .exited(0) && valid.stdout == "echo: hello\n", "chat's options still work: \(valid)")
     }
 
-    @Test("keep chats rm takes several ids: each is removed, one not there is said and exits 1, the rest removed all the same")
+    @Test(
+        "keep chats rm takes several ids: each is removed, one not there is said and exits 1, the rest removed all the same"
+    )
     func removeSeveral() async throws {
         let sandbox = try Sandbox()
         let first = try await sandbox.ask("first")
@@ -339,7 +350,9 @@ struct TerminalPolishTests {
         return try #require(report["drafts"] as? [String])
     }
 
-    @Test("a failed first question leaves one unanswered new chat, reused when it is asked again, at the prompt or by keep ask")
+    @Test(
+        "a failed first question leaves one unanswered new chat, reused when it is asked again, at the prompt or by keep ask"
+    )
     func oneDraftPerFailedChat() async throws {
         let server = try Self.failingFirst(4)
         let sandbox = try Sandbox()
@@ -363,7 +376,10 @@ struct TerminalPolishTests {
         let answered = try await sandbox.run("ask", "the same question")
         #expect(answered.status == .exited(0), "\(answered)")
         #expect(answered.chatId == drafts.first, "answered in the chat it had begun")
-        #expect(try await sandbox.messages(try #require(drafts.first)) == ["the same question", "answer to the same question"])
+        #expect(
+            try await sandbox.messages(try #require(drafts.first)) == [
+                "the same question", "answer to the same question",
+            ])
     }
 
     @Test("keep ask --chat ID with no question asks the chat's unanswered one again; a chat with none says so")
@@ -382,7 +398,8 @@ struct TerminalPolishTests {
 
         let none = try await sandbox.runOnTerminal("ask", "--chat", id)
         #expect(none.status == .exited(2))
-        #expect(none.screen.contains("keep: nothing to ask: chat \"\(id)\" has no unanswered question"), "\(none.screen)")
+        #expect(
+            none.screen.contains("keep: nothing to ask: chat \"\(id)\" has no unanswered question"), "\(none.screen)")
         let piped = try await sandbox.run(["ask", "--chat", id], input: "a piped question\n")
         #expect(piped.status == .exited(0) && piped.stdout == "answer to a piped question\n", "\(piped)")
     }

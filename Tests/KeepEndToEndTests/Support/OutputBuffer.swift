@@ -73,7 +73,9 @@ final class OutputBuffer: Sendable {
             case .idle: "keep waits for keys, with nothing more to print"
             default: "\(Int(seconds)) s passed"
             }
-        Issue.record("\(needle.debugDescription) never came (\(why)); the screen after it was awaited:\n\(screen(after: offset))")
+        Issue.record(
+            "\(needle.debugDescription) never came (\(why)); the screen after it was awaited:\n\(screen(after: offset))"
+        )
         return false
     }
 
