@@ -137,7 +137,16 @@ enum ChatsCommand {
             }
         }
         if let draft {
-            console.show("\n> \(quoted(draft))\n(unanswered: open the chat with `keep chat \(chat.id)` to ask again)\n")
+            let mode = AnswerPrinter.Mode.choose(
+                outputIsTerminal: console.outputIsTerminal, noColor: console.noColor, raw: false, width: console.columns
+            )
+            console.out(
+                "\n"
+                    + (mode == .raw
+                        ? "> \(TerminalText.neutralised(quoted(draft)))\n" : Transcript.question(draft, mode: mode))
+                    + TerminalText.neutralised(
+                        "(unanswered: `keep ask --chat \(chat.id)` asks it again, as does Enter in `keep chat \(chat.id)`)\n"
+                    ))
         }
     }
 
