@@ -43,12 +43,12 @@ struct Console: Sendable {
     /// keep's own `text` word-wrapped to the width of the terminal standard output is
     /// (``TextWrap``), read now, so a resized window is followed; as it is off a terminal
     /// or when the terminal does not say its width.
-    func fitted(_ text: String, hang: Int? = nil) -> String {
+    func fitted(_ text: String) -> String {
         guard let width = columns else { return text }
-        return TextWrap.wrapped(text, width: width, hang: hang)
+        return TextWrap.wrapped(text, width: width)
     }
 
-    /// `line` (one message, `keep: …`) wrapped as ``fitted(_:hang:)`` does, for the
+    /// `line` (one message, `keep: …`) wrapped as ``fitted(_:)`` does, for the
     /// terminal standard error is: later lines under the message, after `keep: `.
     private static func fittedToErrors(_ line: String) -> String {
         guard let width = columns(of: STDERR_FILENO) else { return line }
