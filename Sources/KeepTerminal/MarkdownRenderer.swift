@@ -106,12 +106,7 @@ package struct MarkdownRenderer: Sendable {
         if fence == nil, !lineKnown, !table.isEmpty, Self.isTableRow(lineStart) {
             take("\n", into: &out)
         }
-        if fence == nil, !table.isEmpty {
-            let held = lineStart
-            lineStart = ""
-            flushTable(into: &out)
-            lineStart = held
-        }
+        if fence == nil, !table.isEmpty { flushTable(into: &out) }
         if fence != nil {
             if !codeLineOpen && !lineStart.isEmpty { startCodeLine(into: &out) }
             out += lineStart
@@ -146,12 +141,7 @@ package struct MarkdownRenderer: Sendable {
             } else {
                 lineStart.append(character)
                 if inlineOnly || Self.kindIsKnown(lineStart) {
-                    if !table.isEmpty {
-                        let held = lineStart
-                        lineStart = ""
-                        flushTable(into: &out)
-                        lineStart = held
-                    }
+                    if !table.isEmpty { flushTable(into: &out) }
                     decide(into: &out)
                 }
             }
@@ -165,10 +155,7 @@ package struct MarkdownRenderer: Sendable {
     /// Decides what kind of line ``lineStart`` begins, prints its marker and feeds the
     /// rest of it as text.
     private mutating func decide(into out: inout String) {
-        if let nextWidth {
-            width = nextWidth
-            self.nextWidth = nil
-        }
+        takeNextWidth()
         let line = lineStart
         lineStart = ""
         lineKnown = true
@@ -241,11 +228,7 @@ package struct MarkdownRenderer: Sendable {
     /// the table held before it, if any, and is left to the caller.
     private mutating func takeTableLine(_ line: String, into out: inout String) -> Bool {
         guard Self.isTableRow(line) else {
-            if !table.isEmpty {
-                lineStart = ""
-                flushTable(into: &out)
-                lineStart = line
-            }
+            if !table.isEmpty { flushTable(into: &out) }
             return false
         }
         lineStart = ""
@@ -264,12 +247,15 @@ package struct MarkdownRenderer: Sendable {
         return true
     }
 
-    /// Prints the table held: laid out when it is one, else its line as text.
+    /// Prints the table held: laid out when it is one, else its line as text. The line
+    /// being read (``lineStart``) is left as it was.
     private mutating func flushTable(into out: inout String) {
         let lines = table
         let confirmed = tableConfirmed
+        let reading = lineStart
         table = []
         tableConfirmed = false
+        defer { lineStart = reading }
         guard confirmed else {
             for line in lines {
                 lineStart = line
@@ -278,11 +264,15 @@ package struct MarkdownRenderer: Sendable {
             }
             return
         }
-        if let nextWidth {
-            width = nextWidth
-            self.nextWidth = nil
-        }
+        takeNextWidth()
         out += Self.layOut(table: lines, width: width)
+    }
+
+    /// The width ``resize(to:)`` asked for, taken now that a line starts.
+    private mutating func takeNextWidth() {
+        guard let nextWidth else { return }
+        width = nextWidth
+        self.nextWidth = nil
     }
 
     /// How a column's cells sit in it.
