@@ -28,9 +28,12 @@ import KeepTerminal
     /// Editing is by grapheme cluster where keep's own commands do it: Left, Right (and Ctrl-B,
     /// Ctrl-F), Backspace and Delete move over or delete a whole character as a person sees
     /// it (`e` with a combining accent, a flag, an emoji with its modifiers), never half of
-    /// one. libedit's own commands still count code points: a word move or Ctrl-W that ends
-    /// inside such a character, and libedit's display of a combining mark, which it lays out
-    /// as a character of its own width (zero) beside the one it joins.
+    /// one. A combining mark typed is composed with the character before it where Unicode
+    /// has a composed form (`keep-combine`), because libedit cannot show a mark on its own:
+    /// it lays one out as a character of no width, which the next character overwrites on
+    /// the screen. What libedit cannot do: show a mark with no composed form (or one pasted
+    /// in decomposed) where it belongs, and end its own word moves and Ctrl-W at a
+    /// character's edge (they count code points).
     ///
     /// Ctrl-R is keep's own search of the lines typed: the prompt says it is a search and
     /// what is searched for (`(history search: word) `), the line shows the newest line
