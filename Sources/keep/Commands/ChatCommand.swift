@@ -11,7 +11,7 @@ enum ChatCommand {
             press Enter; the answer prints as it streams, its Markdown rendered and wrapped to the terminal
             (--raw, or NO_COLOR, shows it as it came). Each completed question and answer is saved at once.
             -c (also `keep -c`) continues the chat answered last. Example: keep chat -s claude -r coder
-            """ + "\n\n" + InteractiveChat.commandsHelp,
+            """ + "\n\n" + InteractiveChat.commandsHelp(),
         arguments: ArgumentParser(options: [AskCommand.continueOption] + TurnFlags.all, optional: ["ID"]), run: run)
 
     static func run(_ invocation: Invocation) async throws {

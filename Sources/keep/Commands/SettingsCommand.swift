@@ -60,7 +60,7 @@ enum SettingsCommand {
                     ? "configured" : "not set (none is sent: fine for a local server)")
             text += "\nThe remote engine's key: \(ref) (keySlot, keyAccount): \(state)\n"
         }
-        text += "Keys are kept in: \(report.secrets.backend)\n"
+        text += "Keys are kept in: \(report.secrets.backend)\(report.secrets.note.map { "; \($0)" } ?? "")\n"
         if let kept = report.kept {
             text += "Kept data (readings, markers, preferences): \(kept.status)\n"
             if kept.kept, let retention = kept.retention {
