@@ -19,17 +19,20 @@ import KeepPorts
 /// Every failure is one ``EngineError`` line: 401/403 say the server wants a key (or
 /// refused the one sent) and how to store one (`keep key set SLOT`); another HTTP error
 /// gives the status and the server's own message when it sent JSON; a refused
-/// connection, an unknown host and a silence longer than `idleTimeout` each say so.
-/// Cancelling the calling task cancels the request. A server that ignores `stream` and
+/// connection, an unknown host, a silence longer than `idleTimeout`, response headers
+/// not over within `idleTimeout` and an answer not over within `answerTimeout` each say
+/// so. Cancelling the calling task cancels the request. A server that ignores `stream` and
 /// answers one JSON completion is understood too.
 ///
 /// At the edge (`docs/keep-guide.md`, "What keep sends, and where"): a key is never sent over plain http
 /// to a host that is not this machine unless `keyOverHttpHosts` names it (``CleartextRule``,
-/// checked before connecting); a redirect is never followed by the transport, and by the
-/// engine only as ``RedirectPolicy`` allows (same origin, 307 or 308, the request resent
-/// whole); the key is hidden in every server text it quotes (``ServerText``); an answer
-/// longer than `answerLimit` bytes ends the turn, the transfer cancelled where it arrives;
-/// a successful answer that is not a chat completion is named as such.
+/// checked by the transport before connecting, for every request); a redirect is never
+/// followed by the transport, and by the engine only as ``RedirectPolicy`` allows (same
+/// origin, 307 or 308, the request resent whole); the key is hidden in the answer before it
+/// is shown or kept (``KeyRedactor``, even split across pieces) and in every server text it
+/// quotes; the key is held as bytes (``APIKey``), its header built only when the request
+/// is sent; an answer longer than `answerLimit` bytes ends the turn, the transfer cancelled
+/// where it arrives; a successful answer that is not a chat completion is named as such.
 package struct RemoteEngine: ChatEngine {
     /// The value of the `engineId` setting that chooses it: `remote`.
     package static let engineId = "remote"
@@ -43,19 +46,24 @@ package struct RemoteEngine: ChatEngine {
     package let temperature: Double
     /// Where the key comes from, to name in a message; never the key itself.
     package let keyRef: SecretRef
-    /// How long the server may stay silent, before its first byte or between two.
+    /// How long the server may stay silent, before its first byte or between two; also
+    /// how long its response headers may take, however it trickles them.
     package let idleTimeout: TimeInterval
-    /// The hosts the user allowed to get the key over plain http (``CleartextRule``).
-    package let keyOverHttpHosts: [String]
+    /// How long the whole answer may take (the `answerTimeoutSeconds` setting).
+    package let answerTimeout: TimeInterval
+    /// What every request obeys and carries: the hosts allowed a key over plain http, the User-Agent.
+    package let edge: EdgePolicy
     /// The most bytes an answer may take on the wire; more ends the turn.
     package let answerLimit: Int
-    private let readKey: @Sendable () async throws(EngineError) -> String?
+    private let readKey: @Sendable () async throws(EngineError) -> APIKey?
     /// Why no key could be read for this run (no keyring answers), when that is so: a 401
     /// or 403 to a request without a key then says so, rather than advising to store one.
     package var keyUnreadable: String?
 
     /// The default ``answerLimit``: 8 MiB, far more than any chat answer.
     package static let defaultAnswerLimit = 8 << 20
+    /// The default ``answerTimeout``: ten minutes.
+    package static let defaultAnswerTimeout: TimeInterval = 600
     /// How many same-origin redirects (307, 308) one request follows.
     static let redirectLimit = 5
 
@@ -63,15 +71,17 @@ package struct RemoteEngine: ChatEngine {
     /// answers the key, or `nil` for none; nothing is sent until ``reply(to:receive:)``.
     package init(
         baseURL: String, model: String, temperature: Double, keyRef: SecretRef, idleTimeout: TimeInterval = 300,
-        keyOverHttpHosts: [String] = [], answerLimit: Int = defaultAnswerLimit,
-        readKey: @escaping @Sendable () async throws(EngineError) -> String?
+        answerTimeout: TimeInterval = defaultAnswerTimeout, edge: EdgePolicy = EdgePolicy(userAgent: "keep"),
+        answerLimit: Int = defaultAnswerLimit,
+        readKey: @escaping @Sendable () async throws(EngineError) -> APIKey?
     ) {
         self.baseURL = baseURL
         self.model = model
         self.temperature = temperature
         self.keyRef = keyRef
         self.idleTimeout = idleTimeout
-        self.keyOverHttpHosts = keyOverHttpHosts
+        self.answerTimeout = answerTimeout
+        self.edge = edge
         self.answerLimit = answerLimit
         self.readKey = readKey
     }
@@ -89,23 +99,13 @@ package struct RemoteEngine: ChatEngine {
     ) async throws(EngineError) -> EngineReply {
         let key = try await readKey()
         let asked = options.model ?? model
-        func makeRequest(askUsage: Bool) throws(EngineError) -> URLRequest {
+        func makeRequest(askUsage: Bool) throws(EngineError) -> OutgoingRequest {
             try Self.request(
                 baseURL: baseURL, model: asked, temperature: options.temperature ?? temperature,
                 conversation: conversation, apiKey: key, keyRef: keyRef, maxTokens: options.maxTokens,
                 askUsage: askUsage)
         }
         var request = try makeRequest(askUsage: true)
-        // Before anything connects: a key never goes over plain http to another machine.
-        if let url = request.url,
-            case .refused(let host) = CleartextRule.verdict(
-                for: url, sendsKey: !(key ?? "").isEmpty, allowedHosts: keyOverHttpHosts)
-        {
-            throw EngineError(
-                .cleartext,
-                CleartextRule.refusal(
-                    host: host, keyRef: keyRef.description, keyRemoval: Self.keyRemoveCommand(keyRef)))
-        }
         var askingUsage = true
         for _ in 0...Self.redirectLimit {
             do {
@@ -142,16 +142,16 @@ package struct RemoteEngine: ChatEngine {
         case redirect(URL)
     }
 
-    /// The request for `conversation`: the URL, the JSON body and the headers, with an
-    /// `Authorization` header only for a non-empty key.
+    /// The request for `conversation`: the URL, the JSON body and the headers, carrying
+    /// the key (as `Authorization: Bearer`, built when it is sent) only when there is one.
     ///
     /// Throws ``EngineError/Code/configuration`` for a base URL that is not an http(s)
     /// URL, and for a key holding a line break or another control character, which would
     /// end the header early (the message names the slot, never the key).
     package static func request(
-        baseURL: String, model: String, temperature: Double, conversation: [ChatMessage], apiKey: String?,
+        baseURL: String, model: String, temperature: Double, conversation: [ChatMessage], apiKey: APIKey?,
         keyRef: SecretRef, maxTokens: Int? = nil, askUsage: Bool = true
-    ) throws(EngineError) -> URLRequest {
+    ) throws(EngineError) -> OutgoingRequest {
         var base = Substring(baseURL)
         while base.hasSuffix("/") { base = base.dropLast() }
         guard let url = URL(string: base + "/chat/completions"),
@@ -160,21 +160,19 @@ package struct RemoteEngine: ChatEngine {
             throw EngineError(
                 .configuration, "baseUrl \(StorageError.quoted(baseURL)) is not an http:// or https:// URL")
         }
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-        if let apiKey, !apiKey.isEmpty {
-            guard !apiKey.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        var request = OutgoingRequest(
+            "POST", url, headers: ["Content-Type": "application/json", "Accept": "text/event-stream"])
+        if let apiKey {
+            guard !apiKey.holdsControlCharacter else {
                 throw EngineError(
                     .configuration,
                     "the API key in \(keyRef) holds a line break or another control character; "
                         + "store it again with \(keySetCommand(keyRef))")
             }
-            request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
+            request.key = apiKey
         }
         do {
-            request.httpBody = try ChatCompletionsWire.Request(
+            request.body = try ChatCompletionsWire.Request(
                 model: model, conversation: conversation, temperature: temperature, maxTokens: maxTokens,
                 askUsage: askUsage
             ).encoded()
@@ -188,24 +186,28 @@ package struct RemoteEngine: ChatEngine {
     /// when one came; answers a redirect the policy lets it follow rather than following it
     /// (the transport never follows one).
     private func exchange(
-        _ request: URLRequest, key: String?, receive: @escaping @Sendable (String) -> Void
+        _ request: OutgoingRequest, key: APIKey?, receive: @escaping @Sendable (String) -> Void
     ) async throws -> Outcome {
         var usage: TokenUsage?
         var response: HTTPURLResponse?
         var parser = ServerSentEventParser()
         var body = Data()  // an error body, or a whole JSON answer
         var answer = ""
+        // The key hidden in the answer before it is shown or kept, even split across chunks.
+        var redactor = KeyRedactor(hiding: key)
         var complete = false
         var bytesRead = 0
-        // Bounded whatever the server sends: an endless stream ends the turn at the limit.
-        let events = DataTaskEvents.start(request, idleTimeout: idleTimeout, byteLimit: answerLimit)
+        // Bounded whatever the server sends: an endless stream ends the turn at the limit,
+        // a slow one at the time limits.
+        let events = DataTaskEvents.start(
+            request, edge: edge,
+            limits: TransferLimits(idle: idleTimeout, headers: idleTimeout, total: answerTimeout, bytes: answerLimit))
         var eventCount = 0
         reading: for try await event in events {
             switch event {
             case .response(let received):
-                if let url = request.url,
-                    let decision = RedirectPolicy.decide(
-                        from: url, method: request.httpMethod ?? "POST", status: received.statusCode,
+                if let decision = RedirectPolicy.decide(
+                        from: request.url, method: request.method, status: received.statusCode,
                         location: received.value(forHTTPHeaderField: "Location"))
                 {
                     switch decision {
@@ -238,12 +240,17 @@ package struct RemoteEngine: ChatEngine {
                     }
                     let chunk = try decode(event.data, key: key)
                     if let counted = chunk.usage?.tokens { usage = counted }
-                    answer += chunk.text
-                    if !chunk.text.isEmpty { receive(chunk.text) }
+                    let shown = redactor.feed(chunk.text)
+                    answer += shown
+                    if !shown.isEmpty { receive(shown) }
                     if chunk.isFinal { complete = true }
                 }
             }
         }
+        // What was held back as the key's possible start was not the key: it is the answer's.
+        let rest = redactor.finish()
+        answer += rest
+        if !rest.isEmpty { receive(rest) }
         // Cancelled before the end: not an answer. (An answer that was complete is kept.)
         if Task.isCancelled, !complete { throw EngineError.cancelled }
         guard let response else {
@@ -255,8 +262,9 @@ package struct RemoteEngine: ChatEngine {
             guard chunk.choices?.isEmpty == false else {
                 throw EngineError(.badResponse, "the server at \(displayURL) answered JSON that holds no answer")
             }
-            receive(chunk.text)
-            return .answer(chunk.text, chunk.usage?.tokens)
+            let text = KeyRedactor.hiding(key, in: chunk.text)
+            receive(text)
+            return .answer(text, chunk.usage?.tokens)
         }
         guard complete else {
             if eventCount == 0, bytesRead > 0 {
@@ -280,7 +288,7 @@ package struct RemoteEngine: ChatEngine {
     }
 
     /// One event's data as a chunk, or the error it reports.
-    private func decode(_ data: String, key: String?) throws(EngineError) -> ChatCompletionsWire.Chunk {
+    private func decode(_ data: String, key: APIKey?) throws(EngineError) -> ChatCompletionsWire.Chunk {
         let chunk: ChatCompletionsWire.Chunk
         do {
             chunk = try JSONDecoder().decode(ChatCompletionsWire.Chunk.self, from: Data(data.utf8))
@@ -296,7 +304,7 @@ package struct RemoteEngine: ChatEngine {
     }
 
     /// The line for an HTTP error status, with the server's message when it sent one.
-    private func httpFailure(_ status: Int, body: Data, key: String?) -> EngineError {
+    private func httpFailure(_ status: Int, body: Data, key: APIKey?) -> EngineError {
         let message = ChatCompletionsWire.ErrorBody.message(in: body).map { Self.oneLine($0, hiding: key) }
         let said = "HTTP \(status)" + (message.map { ": " + $0 } ?? "")
         if status == 401 || status == 403 {
@@ -316,31 +324,44 @@ package struct RemoteEngine: ChatEngine {
 
     /// The line for a transfer that failed before an answer came.
     private func failure(_ error: any Error) -> EngineError {
-        if error is DataTaskEvents.LimitExceeded {
+        switch error {
+        case let refusal as DataTaskEvents.CleartextRefusal:
+            return EngineError(
+                .cleartext,
+                CleartextRule.refusal(
+                    host: refusal.host, detail: refusal.detail, keyRef: keyRef.description,
+                    keyRemoval: Self.keyRemoveCommand(keyRef)))
+        case is DataTaskEvents.LimitExceeded:
             return EngineError(
                 .tooLarge,
                 "the answer from \(displayURL) passed \(Self.sizeText(answerLimit)) (the answerLimitMiB setting); "
                     + "stopped reading it")
-        }
-        guard let error = error as? URLError else {
-            if error is CancellationError { return .cancelled }
-            return EngineError(.connection, "the request to \(displayURL) failed: \(error.localizedDescription)")
-        }
-        switch error.code {
-        case .cancelled:
+        case let limit as DataTaskEvents.TimeLimitReached where limit.part == .headers:
+            return EngineError(
+                .timeout,
+                "the server at \(displayURL) did not finish its response headers within \(Int(limit.seconds)) "
+                    + "seconds; gave up")
+        case let limit as DataTaskEvents.TimeLimitReached:
+            return EngineError(
+                .timeout,
+                "the answer from \(displayURL) took longer than \(Int(limit.seconds)) seconds (the "
+                    + "answerTimeoutSeconds setting); stopped waiting")
+        case is CancellationError:
             return .cancelled
-        case .timedOut:
+        case let error as URLError where error.code == .cancelled:
+            return .cancelled
+        case let error as URLError where error.code == .timedOut:
             return EngineError(
                 .timeout, "the server at \(displayURL) did not answer for \(Int(idleTimeout)) seconds; gave up")
-        case .cannotConnectToHost:
+        case let error as URLError where error.code == .cannotConnectToHost:
             return EngineError(.connection, "cannot connect to \(displayURL) (is the server running?)")
-        case .cannotFindHost, .dnsLookupFailed:
+        case let error as URLError where error.code == .cannotFindHost || error.code == .dnsLookupFailed:
             return EngineError(.connection, "cannot find the host of \(displayURL)")
-        case .networkConnectionLost:
+        case let error as URLError where error.code == .networkConnectionLost:
             return EngineError(
                 .connection, "the connection to \(displayURL) was lost before the answer was complete")
         default:
-            return EngineError(.connection, "the request to \(displayURL) failed: \(error.localizedDescription)")
+            return EngineError(.connection, "the request to \(displayURL) failed: \(TransferFailure.words(error))")
         }
     }
 
@@ -367,7 +388,7 @@ package struct RemoteEngine: ChatEngine {
     }
 
     /// A server's message on one line, at most 300 characters, with the key hidden.
-    static func oneLine(_ message: String, hiding key: String?) -> String {
+    static func oneLine(_ message: String, hiding key: APIKey?) -> String {
         var text = ServerText.hidingKey(message, key)
         text = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         return text.count > 300 ? String(text.prefix(299)) + "…" : text

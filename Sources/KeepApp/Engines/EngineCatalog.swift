@@ -33,6 +33,14 @@ package enum EngineCatalog {
         return each.dropLast().joined(separator: ", ") + " or " + (each.last ?? "")
     }
 
+    /// What every request obeys and carries: the hosts `keyOverHttpHosts` allows a key over
+    /// plain http, and `User-Agent: keep/<version>` (``KeepVersion``).
+    package static func edge(_ settings: SettingsStore) -> EdgePolicy {
+        EdgePolicy(
+            keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(settings),
+            userAgent: EdgePolicy.userAgent(version: KeepVersion.text))
+    }
+
     /// ``RemoteEngine`` set up from the settings: the key read per request from the ref the
     /// `keySlot` and `keyAccount` settings name, and why no keyring answers (when none does)
     /// as its advice for a server that wants a key (``RemoteEngine/keyUnreadable``).
@@ -57,11 +65,12 @@ package enum EngineCatalog {
             baseURL: try value(SettingRegistry.baseUrl, \.string),
             model: try value(SettingRegistry.model, \.string),
             temperature: try value(SettingRegistry.temperature, \.number), keyRef: ref,
-            keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(settings),
+            answerTimeout: SettingRegistry.answerTimeoutIn(settings), edge: edge(settings),
             answerLimit: SettingRegistry.answerLimitIn(settings)
         ) { () async throws(EngineError) in
             do throws(SettingsError) {
-                return try await readSecret(secrets: secrets, ref: ref)
+                // Bytes from here on; the port's string goes at once.
+                return APIKey(try await readSecret(secrets: secrets, ref: ref))
             } catch {
                 guard case .secrets(let reason) = error else {
                     throw EngineError(.key, "cannot read the API key in \(ref): \(error)")
