@@ -337,7 +337,7 @@ struct NetworkEdgeTests {
     @Test(
         "keep settings set accepts a baseUrl that keeps every rule",
         arguments: [
-            "https://api.example.test/v1", "http://127.0.0.1:8080/v1", "http://[::1]:11434/v1",
+            "https://api.example.test/v1", "http://127.0.0.1:8080/v1", "http://localhost.:8080/v1",
             "http://localhost:65535",
             "HTTPS://Example.test:1/v1/",
         ])
@@ -346,6 +346,19 @@ struct NetworkEdgeTests {
         let set = try await sandbox.run("settings", "set", "baseUrl", url)
         #expect(set.status == .exited(0), "\(set)")
         #expect(try await sandbox.run("settings", "get", "baseUrl").stdout == url + "\n")
+    }
+
+    @Test("keep settings set refuses an IPv6 address in brackets, saying why, rather than failing at every ask")
+    func ipv6LiteralRefused() async throws {
+        let sandbox = try Sandbox()
+        let set = try await sandbox.run("settings", "set", "baseUrl", "http://[::1]:11434/v1")
+        #expect(set.status == .exited(1), "\(set)")
+        #expect(
+            set.stderr.contains(
+                "it is an IPv6 address in brackets, which the HTTP library keep uses on Linux cannot connect to; "
+                    + "use 127.0.0.1 for this machine"), "\(set)")
+        #expect(!set.stderr.contains("NSURLErrorDomain"))
+        #expect(try await sandbox.run("settings", "get", "baseUrl").stdout == "http://127.0.0.1:8080/v1\n")
     }
 
     @Test("a stored baseUrl that breaks a rule is reported by keep doctor, never used, and its password never shown")
