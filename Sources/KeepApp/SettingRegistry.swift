@@ -89,13 +89,13 @@ package enum SettingRegistry {
         help: "The most a server's answer may take, in MiB; a longer answer ends the turn with a message.",
         section: "Engine", validator: .number(in: 1...1024))
 
-    /// The most an answer may take, in seconds (10 to 86,400), however steadily it comes.
+    /// The most an answer may take, in seconds (1 to 86,400), however steadily it comes.
     package static let answerTimeoutSeconds = SettingDef(
         key: "answerTimeoutSeconds", defaultValue: .number(RemoteEngine.defaultAnswerTimeout),
         label: "Answer time limit (s)",
         help: "The most time a server's answer may take, in seconds, from the question sent to the answer's end, "
             + "however steadily it comes; a longer one ends the turn with a message, the question kept as the draft.",
-        section: "Engine", validator: .wholeNumber(in: 10...86_400))
+        section: "Engine", validator: .wholeNumber(in: 1...86_400))
 
     /// The whole registry, in display order.
     package static let defs: [SettingDef] = [

@@ -15,7 +15,16 @@ public enum ServerURLRule {
     /// The rule in words, as the setting's refusal shows it.
     public static let rule =
         "an http:// or https:// URL with a host (and a port from 1 to 65535 if any), "
-        + "without a user, password, query or fragment"
+        + "without a user, password, query or fragment" + linuxRule
+
+    #if os(Linux)
+        /// What Linux adds to the rule: no IPv6 address in brackets.
+        private static let linuxRule =
+            ", and not an IPv6 address in brackets, which the HTTP library keep uses on Linux cannot connect to "
+            + "(use 127.0.0.1 for this machine)"
+    #else
+        private static let linuxRule = ""
+    #endif
 
     /// Which part of the rule `text` breaks, in words that never repeat a password; `nil`
     /// when it keeps every part.

@@ -339,12 +339,12 @@ package struct RemoteEngine: ChatEngine {
         case let limit as DataTaskEvents.TimeLimitReached where limit.part == .headers:
             return EngineError(
                 .timeout,
-                "the server at \(displayURL) did not finish its response headers within \(Int(limit.seconds)) "
-                    + "seconds; gave up")
+                "the server at \(displayURL) did not finish its response headers within "
+                    + "\(Self.secondsText(limit.seconds)); gave up")
         case let limit as DataTaskEvents.TimeLimitReached:
             return EngineError(
                 .timeout,
-                "the answer from \(displayURL) took longer than \(Int(limit.seconds)) seconds (the "
+                "the answer from \(displayURL) took longer than \(Self.secondsText(limit.seconds)) (the "
                     + "answerTimeoutSeconds setting); stopped waiting")
         case is CancellationError:
             return .cancelled
@@ -399,6 +399,12 @@ package struct RemoteEngine: ChatEngine {
 
     private static func isSuccess(_ response: HTTPURLResponse) -> Bool {
         (200..<300).contains(response.statusCode)
+    }
+
+    /// `1 second`, `600 seconds`.
+    static func secondsText(_ seconds: TimeInterval) -> String {
+        let whole = Int(seconds.rounded())
+        return whole == 1 ? "1 second" : "\(whole) seconds"
     }
 
     /// `8 MiB`, or bytes below one MiB.

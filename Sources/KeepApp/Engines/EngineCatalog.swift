@@ -38,7 +38,7 @@ package enum EngineCatalog {
     package static func edge(_ settings: SettingsStore) -> EdgePolicy {
         EdgePolicy(
             keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(settings),
-            userAgent: EdgePolicy.userAgent(version: KeepVersion.text))
+            userAgent: KeepVersion.userAgent)
     }
 
     /// ``RemoteEngine`` set up from the settings: the key read per request from the ref the
