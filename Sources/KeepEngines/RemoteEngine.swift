@@ -207,8 +207,8 @@ package struct RemoteEngine: ChatEngine {
             switch event {
             case .response(let received):
                 if let decision = RedirectPolicy.decide(
-                        from: request.url, method: request.method, status: received.statusCode,
-                        location: received.value(forHTTPHeaderField: "Location"))
+                    from: request.url, method: request.method, status: received.statusCode,
+                    location: received.value(forHTTPHeaderField: "Location"))
                 {
                     switch decision {
                     case .follow(let target): return .redirect(target)

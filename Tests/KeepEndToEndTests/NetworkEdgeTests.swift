@@ -222,7 +222,9 @@ struct NetworkEdgeTests {
         #expect(!asked.stderr.contains(Self.key) && !asked.stdout.contains(Self.key))
     }
 
-    @Test("a key the server echoes into a streamed answer, even split across chunks, is hidden before it is shown or kept")
+    @Test(
+        "a key the server echoes into a streamed answer, even split across chunks, is hidden before it is shown or kept"
+    )
     func echoedKeyInAnswer() async throws {
         let key = Self.key
         let cut = key.index(key.startIndex, offsetBy: 7)

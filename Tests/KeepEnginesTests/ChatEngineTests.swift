@@ -113,7 +113,8 @@ struct ChatEngineTests {
 
     @Test("a server's message is shown on one line, cut short, with the key blanked out")
     func serverMessages() {
-        #expect(RemoteEngine.oneLine("bad key sk-abc\nsee docs", hiding: APIKey("sk-abc")) == "bad key [your key] see docs")
+        #expect(
+            RemoteEngine.oneLine("bad key sk-abc\nsee docs", hiding: APIKey("sk-abc")) == "bad key [your key] see docs")
         #expect(RemoteEngine.oneLine(String(repeating: "x", count: 400), hiding: nil).count == 300)
         #expect(RemoteEngine.keySetCommand(SecretRef(.openai)) == "`keep key set openai`")
         #expect(

@@ -72,7 +72,9 @@ struct KeyRedactorTests {
 
     @Test(
         "a key with a control character never goes into a header",
-        arguments: [("sk-a\r\nX: 1", true), ("sk-\u{7f}", true), ("sk-\u{85}", true), ("sk-é☃", false), ("sk-1", false)])
+        arguments: [
+            ("sk-a\r\nX: 1", true), ("sk-\u{7f}", true), ("sk-\u{85}", true), ("sk-é☃", false), ("sk-1", false),
+        ])
     func controlCharacters(_ text: String, _ holds: Bool) throws {
         #expect(try #require(APIKey(text)).holdsControlCharacter == holds)
     }

@@ -111,7 +111,10 @@ struct NetworkEdgeRulesTests {
         ("http://gpu-box.lan/v1", true, [], .refused(host: "gpu-box.lan", detail: "it resolves to 192.0.2.20")),
         ("http://128.0.0.1/v1", true, [], .refused(host: "128.0.0.1", detail: "")),
         ("http://gpu-box.lan/v1", true, ["gpu-box.lan"], .allowedByName(host: "gpu-box.lan")),
-        ("http://other.lan/v1", true, ["gpu-box.lan"], .refused(host: "other.lan", detail: "it does not resolve: Name or service not known")),
+        (
+            "http://other.lan/v1", true, ["gpu-box.lan"],
+            .refused(host: "other.lan", detail: "it does not resolve: Name or service not known")
+        ),
     ]
 
     @Test(

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
 import KeepPorts
 import Testing
 
 @testable import KeepSealed
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite("Sealing with AES-256-GCM under the data key")
 struct SealingTests {

@@ -68,13 +68,17 @@ final class DNSResponder: Sendable {
             var peer = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let count = withUnsafeMutablePointer(to: &peer) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(socket, &buffer, buffer.count, 0, $0, &length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    recvfrom(socket, &buffer, buffer.count, 0, $0, &length)
+                }
             }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { return }  // closed
             guard let reply = answer(Array(buffer[..<count])) else { continue }
             _ = withUnsafePointer(to: &peer) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(socket, reply, reply.count, 0, $0, length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(socket, reply, reply.count, 0, $0, length)
+                }
             }
         }
     }
