@@ -98,4 +98,28 @@ struct ThisMachineTests {
         #expect(again.stderr.contains("which is not this machine (it resolves to 192.0.2.1)"), "\(again)")
         #expect(far.connections == 0)
     }
+
+    @Test("a same-origin redirect is checked again where it goes: a name that now resolves elsewhere gets nothing")
+    func redirectCheckedAgain() async throws {
+        let namespace = try NetworkNamespace()
+        let directory = try TemporaryDirectory(prefix: "keep-dns")
+        let (dns, local) = try await namespace.listen {
+            (
+                try DNSResponder(["box.test": [["127.0.0.1"], ["127.0.0.1"], ["192.0.2.1"]]], in: directory),
+                try LoopbackServer(LoopbackServer.redirecting(status: 307, to: "/v2/chat/completions"))
+            )
+        }
+        let far = try await namespace.listen {
+            try LoopbackServer(host: NetworkNamespace.address, port: local.port, LoopbackServer.streaming(["afar"]))
+        }
+        let sandbox = try await sandbox(namespace, dns, baseURL: "http://box.test:\(local.port)/v1", key: Self.key)
+        let asked = try await sandbox.run("ask", "follow me")
+        #expect(asked.status == .exited(1), "\(asked)")
+        #expect(local.requests.count == 1, "the first request went to the address keep resolved")
+        #expect(far.connections == 0, "the followed request was refused before connecting")
+        #expect(
+            asked.stderr.contains("over plain http to box.test, which is not this machine (it resolves to 192.0.2.1)"),
+            "\(asked)")
+        #expect(try await sandbox.chat(try #require(asked.chatId))["draft"] as? String == "follow me")
+    }
 }
