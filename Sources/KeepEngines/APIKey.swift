@@ -24,14 +24,13 @@ package final class APIKey: @unchecked Sendable {
     /// The key `text` as bytes; `nil` for an empty key (which is no key: no header is sent).
     package init?(_ text: String?) {
         guard let text, !text.isEmpty else { return nil }
-        var utf8 = text.utf8
+        let utf8 = text.utf8
         let count = utf8.count
         storage = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
         let copied = utf8.withContiguousStorageIfAvailable { storage.copyMemory(from: UnsafeRawBufferPointer($0)) }
         if copied == nil {
             for (index, byte) in utf8.enumerated() { storage[index] = byte }
         }
-        utf8 = "".utf8
     }
 
     deinit {

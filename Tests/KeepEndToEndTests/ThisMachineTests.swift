@@ -8,9 +8,7 @@ import Testing
 /// reachable. Skipped, saying why, where `unshare -n` is not permitted.
 @Suite(
     "This machine is decided by where a name goes, never by its spelling",
-    .enabled(
-        if: NetworkNamespace.unavailable == nil,
-        "needs a network namespace of its own (unshare -n as root or with CAP_SYS_ADMIN), which this machine refuses"))
+    .needsNetworkNamespace)
 struct ThisMachineTests {
     static let key = "sk-this-machine-test-7"
 
