@@ -30,6 +30,9 @@ let package = Package(
         .systemLibrary(name: "CProcess"),
         // Line editing and history for the interactive chat; used on Linux only.
         .systemLibrary(name: "CLibEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
+        // HTTP over TLS verified against one authority file alone (a server's `--ca`), which
+        // FoundationNetworking cannot do; used on Linux only.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // MARK: The libraries (products)
 
@@ -53,8 +56,10 @@ let package = Package(
         // MARK: The app's own targets (package access, no product)
 
         // The chat engines (echo, and the remote one over HTTP), the rules of the network edge,
-        // and URLSession behind the HTTP port.
-        .target(name: "KeepEngines", dependencies: ["KeepPorts", "KeepCore"]),
+        // URLSession behind the HTTP port, and libcurl for a server verified against its own authority.
+        .target(
+            name: "KeepEngines",
+            dependencies: ["KeepPorts", "KeepCore", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
         // The chat index: a cache of the chats' summaries and words beside the store.
         .target(name: "KeepChatIndex", dependencies: ["KeepPorts", "KeepCore", "KeepSQLite", "KeepFileStore"]),
         // Kept data's owners (what keep reads from servers, and its markers), each with its port

@@ -33,6 +33,9 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
         case cleartext
         /// The answer passed the size limit (the `answerLimitMiB` setting).
         case tooLarge
+        /// The server's certificate was refused, verified against the authority the server
+        /// is to be verified against (its `--ca`); nothing was sent.
+        case untrusted
     }
 
     /// What kind of failure this is: what a caller switches on.

@@ -118,15 +118,25 @@ package struct RemoteEngine: ChatEngine {
         to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
     ) async throws(EngineError) -> EngineReply {
         if let authority = server.authority {
-            // Verified against that authority alone, or not at all: never against the system's
-            // authorities instead, never with verification off. FoundationNetworking offers no
-            // way to evaluate a chain against one anchor (no server-trust challenge reaches a
-            // delegate), so no request goes to such a server from this build.
-            throw EngineError(
-                .configuration,
-                "the server \(server.name) is to be verified against the authority in \(authority) alone, which this "
-                    + "build cannot do on this platform; nothing was sent (keep servers add \(server.name) URL without "
-                    + "--ca uses the system's authorities)")
+            #if canImport(CCurl)
+                // An authority verifies a certificate, and plain http has none: such a server is
+                // asked over https or not at all.
+                if URL(string: baseURL)?.scheme?.lowercased() == "http" {
+                    throw EngineError(
+                        .configuration,
+                        "the server \(server.name) is to be verified against the authority in \(authority), but its "
+                            + "URL is plain http, which has no certificate to verify; nothing was sent (give it an "
+                            + "https:// URL)")
+                }
+            #else
+                // Verified against that authority alone, or not at all: never against the system's
+                // authorities instead, never with verification off. Only libcurl (Linux) does that here.
+                throw EngineError(
+                    .configuration,
+                    "the server \(server.name) is to be verified against the authority in \(authority) alone, which "
+                        + "this build cannot do on this platform; nothing was sent (keep servers add \(server.name) "
+                        + "URL without --ca uses the system's authorities)")
+            #endif
         }
         let key = try await readKey()
         let asked = options.model ?? model
@@ -247,8 +257,8 @@ package struct RemoteEngine: ChatEngine {
         var redactor = KeyRedactor(hiding: key)
         // Bounded whatever the server sends: an endless stream ends the turn at the limit,
         // a slow one at the time limits.
-        let events = DataTaskEvents.start(
-            request, edge: edge,
+        let events = transfer(
+            request,
             limits: TransferLimits(idle: idleTimeout, headers: idleTimeout, total: answerTimeout, bytes: answerLimit))
         var eventCount = 0
         reading: for try await event in events {
@@ -333,6 +343,20 @@ package struct RemoteEngine: ChatEngine {
         return .answer(answer, usage)
     }
 
+    /// The transfer of `request`: through libcurl, verified against the server's own authority
+    /// alone, when it has one (``CurlTransfer``), else through URLSession (``DataTaskEvents``).
+    /// The one place the transport is chosen.
+    private func transfer(
+        _ request: OutgoingRequest, limits: TransferLimits
+    ) -> AsyncThrowingStream<DataTaskEvents.Event, any Error> {
+        #if canImport(CCurl)
+            if let authority = server.authority {
+                return CurlTransfer.start(request, authority: authority, edge: edge, limits: limits)
+            }
+        #endif
+        return DataTaskEvents.start(request, edge: edge, limits: limits)
+    }
+
     /// Whether `error` is a server refusing `stream_options` (HTTP 400 or 422 naming it),
     /// before any of the answer came.
     static func refusesUsage(_ error: EngineError) -> Bool {
@@ -402,6 +426,11 @@ package struct RemoteEngine: ChatEngine {
                 CleartextRule.refusal(
                     host: refusal.host, detail: refusal.detail, keyRef: keyRef.description,
                     keyRemoval: Self.keyRemoveCommand(keyRef)))
+        case let refusal as CertificateRefusal:
+            return EngineError(
+                .untrusted,
+                refusal.message(
+                    server: displayURL, host: URL(string: baseURL)?.host ?? baseURL, authority: server.authority ?? ""))
         case is DataTaskEvents.LimitExceeded:
             return EngineError(
                 .tooLarge,
