@@ -33,6 +33,8 @@ let package = Package(
         // HTTP over TLS verified against one authority file alone (a server's `--ca`), which
         // FoundationNetworking cannot do; used on Linux only.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libssl, for the end-to-end tests' https servers only: nothing keep ships links it.
+        .systemLibrary(name: "CSSL", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
 
         // MARK: The libraries (products)
 
@@ -159,7 +161,11 @@ let package = Package(
         .testTarget(name: "KeepCLITests", dependencies: ["KeepCLI"]),
         // Depends on the keep executable so `swift build --build-tests` builds the binary it runs.
         .testTarget(
-            name: "KeepEndToEndTests", dependencies: ["KeepPorts", "KeepConformance", "KeepTestSupport", "keep"]),
+            name: "KeepEndToEndTests",
+            dependencies: [
+                "KeepPorts", "KeepConformance", "KeepTestSupport", "keep",
+                .target(name: "CSSL", condition: .when(platforms: [.linux])),
+            ]),
         // kill -9 at random moments, thousands of times, against keep-torture.
         .testTarget(
             name: "KeepTortureTests",

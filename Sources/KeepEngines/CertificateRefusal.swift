@@ -1,6 +1,7 @@
 /// Why a server's certificate was refused when verified against the one authority that
 /// server is to be verified against (`keep servers add NAME URL --ca FILE`): the TLS
 /// handshake ended there, before a byte of the request (the key, the question) was sent.
+/// A plain http URL for such a server is refused so too, before anything connects.
 package struct CertificateRefusal: Error, Sendable, Equatable {
     /// What was wrong with the certificate, or with the authority.
     package enum Reason: Sendable, Equatable {
@@ -18,6 +19,8 @@ package struct CertificateRefusal: Error, Sendable, Equatable {
         case unreadableAuthority
         /// Another verification failure, by OpenSSL's number for it (`X509_V_ERR_…`).
         case other(code: Int)
+        /// The server's URL is plain http: no certificate to verify, so nothing is sent.
+        case plainHTTP
     }
 
     /// What was wrong.
@@ -50,17 +53,21 @@ package struct CertificateRefusal: Error, Sendable, Equatable {
     /// verified against the authority in the file `authority`: what was wrong, and that
     /// nothing was sent.
     package func message(server: String, host: String, authority: String) -> String {
-        let said =
-            switch reason {
-            case .otherAuthority: "its certificate is not signed by the authority in \(authority) (its --ca)"
-            case .expired: "its certificate has expired"
-            case .notYetValid: "its certificate is not valid yet (is this machine's clock right?)"
-            case .otherName: "its certificate is for another name than \(host)"
-            case .unreadableAuthority: "the authority file \(authority) (its --ca) cannot be read as PEM certificates"
-            case .other(let code):
-                "its certificate was not verified against the authority in \(authority) (OpenSSL's verify error "
-                    + "\(code))"
-            }
-        return "refused the server at \(server): \(said); nothing was sent"
+        "refused the server at \(server): \(words(host: host, authority: authority)); nothing was sent"
+    }
+
+    /// What was wrong, for a server whose host is `host`, verified against the authority in
+    /// the file `authority`: `its certificate has expired`.
+    package func words(host: String, authority: String) -> String {
+        switch reason {
+        case .otherAuthority: "its certificate is not signed by the authority in \(authority) (its --ca)"
+        case .expired: "its certificate has expired"
+        case .notYetValid: "its certificate is not valid yet (is this machine's clock right?)"
+        case .otherName: "its certificate is for another name than \(host)"
+        case .unreadableAuthority: "the authority file \(authority) (its --ca) cannot be read as PEM certificates"
+        case .plainHTTP: "its URL is plain http, which has no certificate to verify against \(authority) (its --ca)"
+        case .other(let code):
+            "its certificate was not verified against the authority in \(authority) (OpenSSL's verify error \(code))"
+        }
     }
 }

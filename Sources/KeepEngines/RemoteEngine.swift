@@ -37,6 +37,9 @@ import KeepPorts
 /// quotes; the key is held as bytes (``APIKey``), its header built only when the request
 /// is sent; an answer longer than `answerLimit` bytes ends the turn, the transfer cancelled
 /// where it arrives; a successful answer that is not one of the protocol's is named as such.
+/// A server with an authority of its own (`keep servers add --ca FILE`) is asked over https
+/// alone, through libcurl, verified against that file alone (``Transport``); a certificate
+/// refused so is ``EngineError/Code/untrusted``, nothing sent.
 package struct RemoteEngine: ChatEngine {
     /// The value of the `engineId` setting that chooses it: `remote`.
     package static let engineId = "remote"
@@ -117,27 +120,6 @@ package struct RemoteEngine: ChatEngine {
     package func answer(
         to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
     ) async throws(EngineError) -> EngineReply {
-        if let authority = server.authority {
-            #if canImport(CCurl)
-                // An authority verifies a certificate, and plain http has none: such a server is
-                // asked over https or not at all.
-                if URL(string: baseURL)?.scheme?.lowercased() == "http" {
-                    throw EngineError(
-                        .configuration,
-                        "the server \(server.name) is to be verified against the authority in \(authority), but its "
-                            + "URL is plain http, which has no certificate to verify; nothing was sent (give it an "
-                            + "https:// URL)")
-                }
-            #else
-                // Verified against that authority alone, or not at all: never against the system's
-                // authorities instead, never with verification off. Only libcurl (Linux) does that here.
-                throw EngineError(
-                    .configuration,
-                    "the server \(server.name) is to be verified against the authority in \(authority) alone, which "
-                        + "this build cannot do on this platform; nothing was sent (keep servers add \(server.name) "
-                        + "URL without --ca uses the system's authorities)")
-            #endif
-        }
         let key = try await readKey()
         let asked = options.model ?? model
         let images = conversation.contains { !$0.attachments.isEmpty }
@@ -257,8 +239,8 @@ package struct RemoteEngine: ChatEngine {
         var redactor = KeyRedactor(hiding: key)
         // Bounded whatever the server sends: an endless stream ends the turn at the limit,
         // a slow one at the time limits.
-        let events = transfer(
-            request,
+        let events = Transport.start(
+            request, authority: server.authority, edge: edge,
             limits: TransferLimits(idle: idleTimeout, headers: idleTimeout, total: answerTimeout, bytes: answerLimit))
         var eventCount = 0
         reading: for try await event in events {
@@ -341,20 +323,6 @@ package struct RemoteEngine: ChatEngine {
                 .badResponse, "the server at \(displayURL) ended the stream before the answer was complete")
         }
         return .answer(answer, usage)
-    }
-
-    /// The transfer of `request`: through libcurl, verified against the server's own authority
-    /// alone, when it has one (``CurlTransfer``), else through URLSession (``DataTaskEvents``).
-    /// The one place the transport is chosen.
-    private func transfer(
-        _ request: OutgoingRequest, limits: TransferLimits
-    ) -> AsyncThrowingStream<DataTaskEvents.Event, any Error> {
-        #if canImport(CCurl)
-            if let authority = server.authority {
-                return CurlTransfer.start(request, authority: authority, edge: edge, limits: limits)
-            }
-        #endif
-        return DataTaskEvents.start(request, edge: edge, limits: limits)
     }
 
     /// Whether `error` is a server refusing `stream_options` (HTTP 400 or 422 naming it),
