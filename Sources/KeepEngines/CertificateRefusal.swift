@@ -32,13 +32,15 @@ package struct CertificateRefusal: Error, Sendable, Equatable {
     }
 
     /// The refusal for a failed verification whose result OpenSSL numbered `result`
-    /// (`X509_V_ERR_…`, as libcurl reports it in `CURLINFO_SSL_VERIFYRESULT`). `0`, a chain
-    /// that verified, means libcurl's own check of the name failed after it.
+    /// (`X509_V_ERR_…`, as libcurl reports it in `CURLINFO_SSL_VERIFYRESULT`). `0` or `1`, a
+    /// chain that verified (or whose result was not recorded yet), means libcurl's own check
+    /// of the name failed after it.
     package init(verifyResult result: Int) {
         switch result {
-        // X509_V_OK: the chain verified and the name did not match; HOSTNAME_MISMATCH (62),
-        // IP_ADDRESS_MISMATCH (64).
-        case 0, 62, 64: reason = .otherName
+        // X509_V_OK: the chain verified and the name did not match; 1, the `!X509_V_OK` libcurl
+        // (7.88) leaves when its own check of the name fails before it records the chain's
+        // result; HOSTNAME_MISMATCH (62), IP_ADDRESS_MISMATCH (64).
+        case 0, 1, 62, 64: reason = .otherName
         // UNABLE_TO_GET_ISSUER_CERT (2), CERT_SIGNATURE_FAILURE (7), DEPTH_ZERO_SELF_SIGNED_CERT
         // (18), SELF_SIGNED_CERT_IN_CHAIN (19), UNABLE_TO_GET_ISSUER_CERT_LOCALLY (20),
         // UNABLE_TO_VERIFY_LEAF_SIGNATURE (21), INVALID_CA (24).

@@ -116,7 +116,9 @@ struct PrivateAuthorityTests {
         #expect(
             asked.stderr.contains("keep: refused the server at \(bad.baseURL): \(said); nothing was sent"),
             "\(what): \(asked)")
-        #expect(bad.handshakes == 0 && backend.requests.count == 1, "\(what): nothing reached the server")
+        // An expired chain ends the handshake; a name is checked by libcurl once the handshake is
+        // over, before the request: either way no request reached the server.
+        #expect(backend.requests.count == 1, "\(what): nothing reached the server")
     }
 
     /// Whether a test may start keep in a mount namespace of its own (`unshare -m`), or why not.
@@ -170,7 +172,10 @@ struct PrivateAuthorityTests {
         try await add(sandbox, "lab", backend.baseURL, ca: lab.certificate)
         let asked = try await sandbox.run("ask", "-s", "lab", "hi")
         #expect(asked.status == .exited(1), "\(asked)")
-        #expect(asked.stderr.contains("its URL is plain http, which has no certificate to verify; nothing was sent"))
+        #expect(
+            asked.stderr.contains(
+                "its URL is plain http, which has no certificate to verify against \(lab.certificate) (its --ca); "
+                    + "nothing was sent"), "\(asked)")
         #expect(backend.connections == 0)
     }
 
