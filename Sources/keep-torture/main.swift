@@ -4,6 +4,8 @@
 //   keep-torture files ROOT WRITER GENERATION SEED     overwrite keys k0…k7 of a FileStore at ROOT
 //   keep-torture in-place ROOT WRITER GENERATION SEED  the same, written in place: the broken
 //                                                       writer the torture must catch
+//   keep-torture appends ROOT WRITER GENERATION SEED   append lines to keys a0…a3 of a FileStore
+//                                                       at ROOT, now and then writing one whole
 //   keep-torture kept DATABASE WRITER GENERATION SEED  insert, update and delete sealed rows
 //
 // It writes until it is killed, and reports on standard output (see Progress): `ready`
@@ -22,15 +24,16 @@ let arguments = CommandLine.arguments
 guard arguments.count == 6, let writer = Int(arguments[3]), let generation = Int(arguments[4]),
     let seed = UInt64(arguments[5])
 else {
-    print("usage: keep-torture files|in-place|kept PATH WRITER GENERATION SEED")
+    print("usage: keep-torture files|in-place|appends|kept PATH WRITER GENERATION SEED")
     exit(2)
 }
 let run = TortureRun(path: arguments[2], writer: writer, generation: generation, seed: seed)
 switch arguments[1] {
 case "files": await FileWriter.run(run, inPlace: false)
 case "in-place": await FileWriter.run(run, inPlace: true)
+case "appends": await AppendWriter.run(run)
 case "kept": await KeptWriter.run(run)
 default:
-    print("usage: keep-torture files|in-place|kept PATH WRITER GENERATION SEED")
+    print("usage: keep-torture files|in-place|appends|kept PATH WRITER GENERATION SEED")
     exit(2)
 }
