@@ -2,6 +2,12 @@ import KeepConformance
 import KeepFileStore
 import KeepPorts
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Appends lines of 16 bytes to 64 KiB to keys `a0`…`a3` of `chats`, and now and then
 /// replaces a key's value whole with a one-line value, forever.
 ///
@@ -10,10 +16,15 @@ import KeepPorts
 /// sequence), so a line read back is whole only when every byte is that writer's. An append
 /// to a key with no value yet answers false and writes nothing; the next operation on it is
 /// a write.
+///
+/// Naively (`naive`), it appends the way a first attempt would: the file opened `O_APPEND`,
+/// the line written in pieces of 4 KiB and then its newline, `fsync`; no lock, and no cut of
+/// an unfinished last line. The broken appender a torture must catch: a kill between two
+/// pieces leaves part of a line, which the next append makes part of a finished one.
 enum AppendWriter {
     static let keys = (0..<4).map { StorageKey(.chats, "a\($0)") }
 
-    static func run(_ run: TortureRun) async -> Never {
+    static func run(_ run: TortureRun, naive: Bool) async -> Never {
         let store: FileStore
         do { store = try FileStore(root: run.path) } catch { TortureRun.fail(error) }
         var generator = run.generator()
@@ -31,6 +42,8 @@ enum AppendWriter {
                 if whole {
                     try await store.write(key, line + "\n")
                     absent.remove(key)
+                } else if naive {
+                    try appendNaively(line, at: run.path + "/store/chats/" + key.id)
                 } else if try await !store.append(key, { _ in line }) {
                     absent.insert(key)  // another writer's value is not there yet, or any more
                 }
@@ -38,6 +51,32 @@ enum AppendWriter {
                 TortureRun.fail(error)
             }
             TortureRun.emit("ack \(key.id) \(sequence) \(TortureRun.now())")
+        }
+    }
+}
+
+extension AppendWriter {
+    /// Appends `line` and a newline to the file at `path` in pieces of 4 KiB, then flushes it.
+    fileprivate static func appendNaively(_ line: String, at path: String) throws(StorageError) {
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .system("open", path: path, errno: errno) }
+        defer { close(descriptor) }
+        let bytes = Array(line.utf8)
+        for start in stride(from: 0, to: bytes.count, by: 4096) {
+            try writeAll(bytes[start..<min(bytes.count, start + 4096)], descriptor, path)
+        }
+        try writeAll([ValueLines.newline][...], descriptor, path)
+        guard fsync(descriptor) == 0 else { throw .system("fsync", path: path, errno: errno) }
+    }
+
+    private static func writeAll(_ bytes: ArraySlice<UInt8>, _ descriptor: Int32, _ path: String) throws(StorageError) {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            let written = bytes.withUnsafeBytes { buffer in
+                write(descriptor, buffer.baseAddress! + (offset - bytes.startIndex), bytes.endIndex - offset)
+            }
+            guard written > 0 else { throw .system("write", path: path, errno: errno) }
+            offset += written
         }
     }
 }

@@ -6,6 +6,9 @@
 //                                                       writer the torture must catch
 //   keep-torture appends ROOT WRITER GENERATION SEED   append lines to keys a0…a3 of a FileStore
 //                                                       at ROOT, now and then writing one whole
+//   keep-torture naive-appends ROOT WRITER GENERATION SEED  the same, appended without a lock or
+//                                                       a cut: the broken appender the torture
+//                                                       must catch
 //   keep-torture kept DATABASE WRITER GENERATION SEED  insert, update and delete sealed rows
 //
 // It writes until it is killed, and reports on standard output (see Progress): `ready`
@@ -24,16 +27,17 @@ let arguments = CommandLine.arguments
 guard arguments.count == 6, let writer = Int(arguments[3]), let generation = Int(arguments[4]),
     let seed = UInt64(arguments[5])
 else {
-    print("usage: keep-torture files|in-place|appends|kept PATH WRITER GENERATION SEED")
+    print("usage: keep-torture files|in-place|appends|naive-appends|kept PATH WRITER GENERATION SEED")
     exit(2)
 }
 let run = TortureRun(path: arguments[2], writer: writer, generation: generation, seed: seed)
 switch arguments[1] {
 case "files": await FileWriter.run(run, inPlace: false)
 case "in-place": await FileWriter.run(run, inPlace: true)
-case "appends": await AppendWriter.run(run)
+case "appends": await AppendWriter.run(run, naive: false)
+case "naive-appends": await AppendWriter.run(run, naive: true)
 case "kept": await KeptWriter.run(run)
 default:
-    print("usage: keep-torture files|in-place|appends|kept PATH WRITER GENERATION SEED")
+    print("usage: keep-torture files|in-place|appends|naive-appends|kept PATH WRITER GENERATION SEED")
     exit(2)
 }

@@ -24,10 +24,20 @@ struct AppendTortureTests {
         #expect(report.acknowledged > 0 && report.cutShort > 0, "\(report)")
     }
 
-    /// `plan.iterations` rounds: start `writers` appenders on one store, wait until each is
-    /// ready, let them work for a random 0–20 ms, kill them all, reopen and check. Stops at
-    /// the first round with a problem.
-    static func torture(writers: Int, plan: FuzzPlan) async throws -> FileStoreTortureTests.Report {
+    @Test("the same torture catches an appender that neither locks nor cuts an unfinished line")
+    func theTortureCatchesANaiveAppender() async throws {
+        let report = try await Self.torture(
+            writers: 1, plan: FuzzPlan(iterations: 400, seed: 0x6b_a1e), mode: "naive-appends")
+        print("torture · naive appender: caught after \(report.rounds) rounds: \(report.problems.first ?? "never")")
+        #expect(!report.problems.isEmpty, "\(report)")
+    }
+
+    /// `plan.iterations` rounds: start `writers` appenders (keep-torture `mode`) on one store,
+    /// wait until each is ready, let them work for a random 0–20 ms, kill them all, reopen and
+    /// check. Stops at the first round with a problem.
+    static func torture(
+        writers: Int, plan: FuzzPlan, mode: String = "appends"
+    ) async throws -> FileStoreTortureTests.Report {
         let tool = try ChildProcess.tortureTool()
         let directory = try TemporaryDirectory()
         let root = directory.appending("keep")
@@ -37,7 +47,7 @@ struct AppendTortureTests {
         for round in 1...plan.iterations {
             let children = try (0..<writers).map { writer in
                 try ChildProcess(
-                    tool, ["appends", root, "\(writer)", "\(round)", "\(plan.seed)"],
+                    tool, [mode, root, "\(writer)", "\(round)", "\(plan.seed)"],
                     errors: directory.appending("appender-\(writer).log"))
             }
             for child in children { try child.waitUntilReady() }
