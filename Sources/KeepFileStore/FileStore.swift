@@ -22,7 +22,9 @@ import KeepPorts
 ///   one key never touches another key's file.
 /// - `read` of a key never written is `nil`; a file that is not UTF-8, or that is not a
 ///   regular file (a symbolic link, never followed; a directory; a pipe), is
-///   `StorageError.Code.corrupt`. An empty file is the empty string.
+///   `StorageError.Code.corrupt`. An empty file is the empty string. A file whose only bytes
+///   that are not UTF-8 are in its unfinished last line (half a character a power cut left
+///   mid-append) reads as its finished lines, which is what the next append keeps.
 /// - Directories are made only by `write`, only for the four namespaces, mode 0700; files
 ///   are 0600. `read`, `listIds`, `remove` and `clear` never create anything.
 /// - `listIds` lists only names that are canonical encodings: never a temp file, never a
@@ -93,7 +95,12 @@ public struct FileStore: StampedStorage {
                 code: .corrupt, operation: "read", path: path, errno: ELOOP,
                 reason: "it is a symbolic link, which keep never follows")
         }
-        guard let value = String(checkedUTF8: bytes) else {
+        if let value = String(checkedUTF8: bytes) { return value }
+        // A power cut in the middle of an append can leave half a character in the value's
+        // unfinished last line (a sector of it written, the next one zeros). That line is
+        // no line (see `ValueLines`): the value is its finished lines, when they are text.
+        let finished = bytes.withUnsafeBufferPointer { ValueLines.finishedCount($0) }
+        guard finished > 0, let value = String(checkedUTF8: Array(bytes[..<finished])) else {
             throw StorageError(code: .corrupt, operation: "read", path: path, reason: "the file is not valid UTF-8")
         }
         return value

@@ -107,6 +107,23 @@ struct AppendTests {
         #expect(RawDisk.bytes(target) == Array("theirs\n".utf8), "the append followed the link")
     }
 
+    @Test("a value whose unfinished last line ends in half a character reads as its finished lines")
+    func halfACharacterInTheUnfinishedLine() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try FileStore(root: directory.path)
+        try await store.write(Self.key, "héad\n")
+        let file = directory.appending("store/chats/c1")
+        // A power cut mid-append: `é` cut after its first byte, then a sector of zeros.
+        try RawDisk.plant(file, Array("héad\nnext lin".utf8) + [0xC3, 0, 0, 0])
+        #expect(try await store.read(Self.key) == "héad\n")
+        #expect(try await store.append(Self.key) { _ in "next line" })
+        #expect(try await store.read(Self.key) == "héad\nnext line\n")
+        // The pair: bytes that are not text among the finished lines are damage, as before.
+        try RawDisk.plant(file, [0xC3, 0x0A] + Array("fine\n".utf8))
+        let error = await #expect(throws: StorageError.self) { try await store.read(Self.key) }
+        #expect(error?.code == .corrupt)
+    }
+
     @Test("a failed flush of an append is never retried into success: the line is cut back and the error thrown")
     func aFailedFlushCutsTheLineBack() async throws {
         let directory = try TemporaryDirectory()

@@ -257,9 +257,15 @@ struct Workload: Sendable, CustomTestStringConvertible {
             .one(.remove(d1)),
         ])
 
-    /// Line `version` of `key`, `length` bytes: as ``value(_:_:length:)``, never a newline.
+    /// Line `version` of `key`, about `length` bytes: as ``value(_:_:length:)``, never a
+    /// newline, with a two-byte `é` for every fifth letter, so that a sector's edge can cut a
+    /// character in two.
     static func line(_ key: StorageKey, _ version: Int, length: Int) -> String {
-        value(key, version, length: length)
+        var line = ""
+        for (index, character) in value(key, version, length: length).enumerated() {
+            line.append(index > 12 && index % 5 == 0 ? "é" : character)
+        }
+        return line
     }
 
     static let c1 = StorageKey(.chats, "c1")
