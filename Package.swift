@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(
             name: "KeepFileStoreTests", dependencies: ["KeepFileStore", "KeepFileStoreTesting", "KeepConformance"]),
         .testTarget(name: "KeepSecretServiceTests", dependencies: ["KeepSecretService", "KeepConformance"]),
-        .testTarget(name: "KeepSealedTests", dependencies: ["KeepSealed", "KeepConformance"]),
+        .testTarget(name: "KeepSealedTests", dependencies: ["KeepSealed", "KeepConformance", "KeepFileStore"]),
         .testTarget(name: "KeepConformanceTests", dependencies: ["KeepConformance"]),
         .testTarget(
             name: "KeepCoreTests",

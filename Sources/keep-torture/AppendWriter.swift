@@ -18,8 +18,8 @@ import KeepPorts
 /// a write.
 ///
 /// Naively (`naive`), it appends the way a first attempt would: the file opened `O_APPEND`,
-/// the line written in pieces of 4 KiB and then its newline, `fsync`; no lock, and no cut of
-/// an unfinished last line. The broken appender a torture must catch: a kill between two
+/// the line written in pieces of 16 bytes and then its newline; no lock, no cut of an
+/// unfinished last line (and no flush, which a kill does not need). The broken appender a torture must catch: a kill between two
 /// pieces leaves part of a line, which the next append makes part of a finished one.
 enum AppendWriter {
     static let keys = (0..<4).map { StorageKey(.chats, "a\($0)") }
@@ -29,7 +29,9 @@ enum AppendWriter {
         do { store = try FileStore(root: run.path) } catch { TortureRun.fail(error) }
         var generator = run.generator()
         var sequence = run.firstSequence
-        var absent = Set(keys)
+        // Not yet known to hold no value: an append finds out, and the next operation on a
+        // key without one is a write. Another run's unfinished line is so appended after.
+        var absent = Set<StorageKey>()
         TortureRun.emit("ready")
         while true {
             sequence += 1
@@ -43,7 +45,7 @@ enum AppendWriter {
                     try await store.write(key, line + "\n")
                     absent.remove(key)
                 } else if naive {
-                    try appendNaively(line, at: run.path + "/store/chats/" + key.id)
+                    if try !appendNaively(line, at: run.path + "/store/chats/" + key.id) { absent.insert(key) }
                 } else if try await !store.append(key, { _ in line }) {
                     absent.insert(key)  // another writer's value is not there yet, or any more
                 }
@@ -56,17 +58,19 @@ enum AppendWriter {
 }
 
 extension AppendWriter {
-    /// Appends `line` and a newline to the file at `path` in pieces of 4 KiB, then flushes it.
-    fileprivate static func appendNaively(_ line: String, at path: String) throws(StorageError) {
+    /// Appends `line` and a newline to the file at `path` in pieces of 16 bytes; `false`
+    /// when there is no file.
+    fileprivate static func appendNaively(_ line: String, at path: String) throws(StorageError) -> Bool {
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        if descriptor < 0, errno == ENOENT { return false }
         guard descriptor >= 0 else { throw .system("open", path: path, errno: errno) }
         defer { close(descriptor) }
         let bytes = Array(line.utf8)
-        for start in stride(from: 0, to: bytes.count, by: 4096) {
-            try writeAll(bytes[start..<min(bytes.count, start + 4096)], descriptor, path)
+        for start in stride(from: 0, to: bytes.count, by: 16) {
+            try writeAll(bytes[start..<min(bytes.count, start + 16)], descriptor, path)
         }
         try writeAll([ValueLines.newline][...], descriptor, path)
-        guard fsync(descriptor) == 0 else { throw .system("fsync", path: path, errno: errno) }
+        return true
     }
 
     private static func writeAll(_ bytes: ArraySlice<UInt8>, _ descriptor: Int32, _ path: String) throws(StorageError) {

@@ -24,6 +24,19 @@ struct BrokenAdapterTests {
         #expect(failed == [AppendContract.concurrentAppendsEachLandWhole.name], "the default append failed \(failed)")
     }
 
+    @Test("a broken sealing store fails exactly the cases its flaw breaks", arguments: SealingFlaw.allCases)
+    func brokenSealersFailTheirCases(_ flaw: SealingFlaw) async {
+        let failed = await failures(of: SealingContract.cases) {
+            let inner = MemoryStorage()
+            let sealed: Set<Namespace> = [.chats, .drafts]
+            return SealedStoreUnderTest(
+                store: BrokenSealedStorage(flaw, over: inner, key: [1, 2, 3], sealing: sealed), inner: inner,
+                sealed: [.chats, .drafts],
+                underAnotherKey: { BrokenSealedStorage(flaw, over: inner, key: [4, 5, 6], sealing: sealed) })
+        }
+        #expect(failed == flaw.breaks, "\(flaw) failed \(failed)")
+    }
+
     @Test("a broken secrets adapter fails exactly the case its flaw breaks", arguments: SecretsFlaw.allCases)
     func brokenSecretsFailsItsCase(_ flaw: SecretsFlaw) async {
         let failed = await failures(of: SecretsContract.cases) { BrokenSecrets(flaw) as any SecretsPort }
@@ -45,12 +58,14 @@ struct BrokenAdapterTests {
         for flaw in StorageFlaw.allCases { #expect(StorageContract.named(flaw.breaks) != nil) }
         for flaw in SecretsFlaw.allCases { #expect(SecretsContract.named(flaw.breaks) != nil) }
         for flaw in AppendFlaw.allCases { #expect(flaw.breaks.allSatisfy { AppendContract.named($0) != nil }) }
+        for flaw in SealingFlaw.allCases { #expect(flaw.breaks.allSatisfy { SealingContract.named($0) != nil }) }
     }
 
     @Test("contract case names are unique sentences")
     func caseNamesAreUnique() {
         let names =
             StorageContract.cases.map(\.name) + SecretsContract.cases.map(\.name) + AppendContract.cases.map(\.name)
+            + SealingContract.cases.map(\.name)
         #expect(Set(names).count == names.count)
     }
 
