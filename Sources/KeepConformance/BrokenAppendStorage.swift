@@ -12,25 +12,30 @@ public actor BrokenAppendStorage: StoragePort {
         self.flaw = flaw
     }
 
+    /// The value, as written.
     public func read(_ key: StorageKey) throws(StorageError) -> String? {
         try Self.check(key)
         return values[key]
     }
 
+    /// Replaces the value, in one step of the actor.
     public func write(_ key: StorageKey, _ value: String) throws(StorageError) {
         try Self.check(key)
         values[key] = value
     }
 
+    /// Removes the value; an absent one is fine.
     public func remove(_ key: StorageKey) throws(StorageError) {
         try Self.check(key)
         values[key] = nil
     }
 
+    /// The ids with a value in `namespace`.
     public func listIds(_ namespace: Namespace) -> [String] {
         values.keys.filter { $0.namespace == namespace }.map(\.id)
     }
 
+    /// Removes every value of `namespace`.
     public func clear(_ namespace: Namespace) {
         values = values.filter { $0.key.namespace != namespace }
     }

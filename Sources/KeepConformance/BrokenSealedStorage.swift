@@ -22,6 +22,8 @@ public struct BrokenSealedStorage: StoragePort {
         self.sealed = namespaces
     }
 
+    /// The value, its records opened (plain lines before them kept), unless the flaw says
+    /// otherwise.
     public func read(_ key: StorageKey) async throws(StorageError) -> String? {
         guard let stored = try await inner.read(key) else { return nil }
         guard sealed.contains(key.namespace) else { return stored }
@@ -45,11 +47,14 @@ public struct BrokenSealedStorage: StoragePort {
         return plain + opened.dropLast().map { String(ValueLines.finished($0)) }.joined() + (opened.last ?? "")
     }
 
+    /// Stores `value`, sealed as one record in a sealed namespace.
     public func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         guard sealed.contains(key.namespace) else { return try await inner.write(key, value) }
         try await inner.write(key, seal(value, key, at: 0) + "\n")
     }
 
+    /// Appends the line, sealed as a record of its own in a sealed namespace, through the
+    /// inner store's append.
     public func append(
         _ key: StorageKey, _ line: @Sendable (_ offset: Int) -> String
     ) async throws(StorageError) -> Bool {
@@ -61,12 +66,15 @@ public struct BrokenSealedStorage: StoragePort {
         }
     }
 
+    /// Removes the value from the inner store.
     public func remove(_ key: StorageKey) async throws(StorageError) { try await inner.remove(key) }
 
+    /// The inner store's ids.
     public func listIds(_ namespace: Namespace) async throws(StorageError) -> [String] {
         try await inner.listIds(namespace)
     }
 
+    /// Clears the namespace in the inner store.
     public func clear(_ namespace: Namespace) async throws(StorageError) { try await inner.clear(namespace) }
 
     // MARK: - The toy cipher

@@ -166,35 +166,66 @@ struct JSONLineReader: ~Copyable {
             guard byte >= 0x20 else { throw Failure(reason: "a string holds a control character") }
             index += 1
         }
-        // The slow path, from the first escape: the bytes so far, then each piece decoded.
-        var out = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
-        while index < end {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "\""):
-                index += 1
-                return String(decoding: out, as: UTF8.self)
-            case UInt8(ascii: "\\"):
-                index += 1
-                guard let escape = peek() else { throw Failure(reason: "a string is not closed") }
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escape)
-                case UInt8(ascii: "n"): out.append(0x0a)
-                case UInt8(ascii: "t"): out.append(0x09)
-                case UInt8(ascii: "r"): out.append(0x0d)
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "f"): out.append(0x0c)
-                case UInt8(ascii: "u"): out.append(contentsOf: try readUnicodeEscape())
-                default: throw Failure(reason: "a string holds an unknown escape")
-                }
-            default:
-                guard byte >= 0x20 else { throw Failure(reason: "a string holds a control character") }
-                out.append(byte)
-                index += 1
-            }
+        // The slow path, from the first escape. First the closing quote: every escape is at
+        // least as long as what it stands for, so the string fits in the bytes up to it.
+        var close = index
+        while close < end, bytes[close] != UInt8(ascii: "\"") {
+            close += bytes[close] == UInt8(ascii: "\\") ? 2 : 1
         }
-        throw Failure(reason: "a string is not closed")
+        guard close < end else { throw Failure(reason: "a string is not closed") }
+        var failure: Failure?
+        let text = String(unsafeUninitializedCapacity: close - start) { out in
+            // The bytes before the first escape, then each run of plain bytes copied whole
+            // and each escape decoded.
+            var count = index - start
+            out.baseAddress?.update(from: bytes.baseAddress! + start, count: count)
+            while index < close {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\\") {
+                    index += 1
+                    let escape = bytes[index]
+                    index += 1
+                    let decoded: UInt8
+                    switch escape {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded = escape
+                    case UInt8(ascii: "n"): decoded = 0x0a
+                    case UInt8(ascii: "t"): decoded = 0x09
+                    case UInt8(ascii: "r"): decoded = 0x0d
+                    case UInt8(ascii: "b"): decoded = 0x08
+                    case UInt8(ascii: "f"): decoded = 0x0c
+                    case UInt8(ascii: "u"):
+                        do throws(Failure) {
+                            for unit in try readUnicodeEscape() {
+                                out[count] = unit
+                                count += 1
+                            }
+                        } catch {
+                            failure = error
+                            return 0
+                        }
+                        continue
+                    default:
+                        failure = Failure(reason: "a string holds an unknown escape")
+                        return 0
+                    }
+                    out[count] = decoded
+                    count += 1
+                    continue
+                }
+                guard byte >= 0x20 else {
+                    failure = Failure(reason: "a string holds a control character")
+                    return 0
+                }
+                let run = index
+                while index < close, bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 { index += 1 }
+                (out.baseAddress! + count).update(from: bytes.baseAddress! + run, count: index - run)
+                count += index - run
+            }
+            return count
+        }
+        if let failure { throw failure }
+        index = close + 1
+        return text
     }
 
     /// The UTF-8 of a `\uXXXX` escape (the index after the `u`), a surrogate pair joined.

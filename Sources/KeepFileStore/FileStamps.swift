@@ -9,13 +9,13 @@ import KeepPorts
 #endif
 
 /// A value's stamp under its old name, for the chat index until it asks the store's
-/// `StampedStorage` port instead. A compatibility shim: new code uses ``ValueStamp``.
+/// `StampedStorage` port instead. A compatibility shim: new code uses `ValueStamp`.
 public typealias FileStamp = ValueStamp
 
 extension ValueStamp {
     /// A file store stamp with these fields, as a cache stored them; an `irregularity`
     /// marks a name that is not a regular file. The compatibility shim's form of
-    /// ``init(size:modified:changeToken:problem:)``.
+    /// `init(size:modified:changeToken:problem:)`.
     public init(size: Int64, modified: Int64, inode: UInt64, irregularity: String? = nil) {
         self.init(size: size, modified: modified, changeToken: inode, problem: irregularity)
     }

@@ -6,7 +6,7 @@ import Synchronization
     /// what the store beneath keeps of them is sealed records, never their text.
     ///
     /// In a sealed namespace a value is one or more lines, each a sealed record
-    /// (``ValueSealer``: AES-256-GCM under a key derived from the data key, bound to the
+    /// (`ValueSealer`: AES-256-GCM under a key derived from the data key, bound to the
     /// namespace, the id and the record's byte offset in the stored value). `write` seals
     /// the whole value as one record; `append` seals the line (and its newline) as a record of
     /// its own and hands it to the inner store's own `append`, so a turn stays one append of
@@ -90,14 +90,17 @@ import Synchronization
             return appended
         }
 
+        /// Removes the value from the inner store, sealed or not.
         public func remove(_ key: StorageKey) async throws(StorageError) {
             try await inner.remove(key)
         }
 
+        /// The inner store's ids: a sealed value's id is its key's, in clear.
         public func listIds(_ namespace: Namespace) async throws(StorageError) -> [String] {
             try await inner.listIds(namespace)
         }
 
+        /// Clears the namespace in the inner store.
         public func clear(_ namespace: Namespace) async throws(StorageError) {
             try await inner.clear(namespace)
         }

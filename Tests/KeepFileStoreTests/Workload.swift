@@ -247,11 +247,11 @@ struct Workload: Sendable, CustomTestStringConvertible {
         ])
 
     /// A turn of format 3, as the store sees it: the question kept as the draft, one line
-    /// appended to a chat of several lines, the draft cleared. No directory flush is needed
+    /// appended to a chat of many records, the draft cleared. No directory flush is needed
     /// for the line, and none is made.
     static let turnAsAnAppend = Workload(
-        name: "a turn as an append: draft, line appended, draft cleared",
-        setup: [c1: (0..<4).map { line(c1, $0, length: 40) + "\n" }.joined()],
+        name: "a turn as an append: draft, line appended to 200 records, draft cleared",
+        setup: [c1: (0..<200).map { line(c1, $0, length: 40) + "\n" }.joined()],
         steps: [
             .one(.write(d1, value(d1, 1, length: 40))), .one(.append(c1, line(c1, 5, length: 120))),
             .one(.remove(d1)),
