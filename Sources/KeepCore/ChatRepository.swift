@@ -9,10 +9,11 @@ import KeepPorts
 /// `drafts`/`<id>` as plain text. A change to a stored chat (a turn, a title, a system
 /// prompt) is one append to its file when the file is in format 3, however long the chat:
 /// ``record(_:in:)``, ``setTitle(_:in:)``, ``setSystem(_:in:)``. A chat in an older format,
-/// or not stored yet, is written whole by its next change, in format 3, once. Every method throws ``ChatError/storage(_:)`` when the
-/// store cannot be reached, and nothing else unless it says so. Listing never fails on a
-/// chat it cannot read: that chat is skipped by ``list()`` and reported by
-/// ``listUnreadable()``.
+/// or not stored yet, is written whole by its next change, in format 3, once.
+///
+/// Every method throws ``ChatError/storage(_:)`` when the store cannot be reached, and
+/// nothing else unless it says so. Listing never fails on a chat it cannot read: that chat
+/// is skipped by ``list()`` and reported by ``listUnreadable()``.
 public struct ChatRepository: Sendable {
     /// The chat format this build writes, and the newest it reads.
     public static let formatVersion = ChatFormat.version

@@ -29,12 +29,6 @@ import KeepPorts
 ///   are 0600. `read`, `listIds`, `remove` and `clear` never create anything.
 /// - `listIds` lists only names that are canonical encodings: never a temp file, never a
 ///   file someone else put there.
-///
-/// It refuses, with `StorageError.Code.invalidId`, an empty id and one whose file name
-/// would pass 255 bytes. A refused disk (`EACCES`, `EPERM`, `EROFS`) is `.unavailable`, a
-/// full one (`ENOSPC`, `EDQUOT`) `.full`; every error names the operation, the path and the
-/// errno. Opening a store removes the temp files of writers that died, never a live one's.
-///
 /// - `append` adds a line in place, as atomically and durably as `write` replaces a value
 ///   (see `LineAppender`): the file opened (never through a symlink; no file, no value, and
 ///   nothing created), locked, an unfinished last line cut, the line written at the end
@@ -46,12 +40,18 @@ import KeepPorts
 ///   one `fstatat` per name, never a byte read; a name that is not a regular file, or that
 ///   cannot be stat'ed, is that key's problem.
 ///
+/// It refuses, with `StorageError.Code.invalidId`, an empty id and one whose file name
+/// would pass 255 bytes. A refused disk (`EACCES`, `EPERM`, `EROFS`) is `.unavailable`, a
+/// full one (`ENOSPC`, `EDQUOT`) `.full`; every error names the operation, the path and the
+/// errno. Opening a store removes the temp files of writers that died, never a live one's.
+///
 /// The calls that flush or wait (`write`, `append`, `remove`, `clear`) and the stamps run
 /// on the file stores' own threads (`IOThreads`), so a flush never holds one of Swift's
-/// cooperative threads; `read` and `listIds`, which do not flush, run on the caller's. Writes in flight at the same time
-/// in one namespace share the directory's flush (group commit, see `GroupCommit`): a write
-/// waits, suspended, for the first flush that begins after its rename, so none returns
-/// before its own rename is durable, and a lone write flushes at once.
+/// cooperative threads; `read` and `listIds`, which do not flush, run on the caller's.
+/// Writes in flight at the same time in one namespace share the directory's flush (group
+/// commit, see `GroupCommit`): a write waits, suspended, for the first flush that begins
+/// after its rename, so none returns before its own rename is durable, and a lone write
+/// flushes at once.
 public struct FileStore: StampedStorage {
     /// The directory the store lives under; values are in its `store` subdirectory.
     public let root: String

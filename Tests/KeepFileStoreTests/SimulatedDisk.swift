@@ -107,9 +107,7 @@ final class SimulatedDisk: FileSystemCalls {
 
     func open(_ path: String) throws(StorageError) -> OpenFile {
         try perform(FileSystemCall.open(path).description) { machine throws(StorageError) in
-            guard let entry = machine.lookup(path) else { throw .system("open", path: path, errno: ENOENT) }
-            guard case .file(let inode) = entry else { throw .system("open", path: path, errno: EISDIR) }
-            return machine.openHandle(inode, path: path, writable: false)
+            try machine.openExisting(path, writable: false)
         }
     }
 
@@ -226,9 +224,7 @@ final class SimulatedDisk: FileSystemCalls {
 
     func openForAppending(_ path: String) throws(StorageError) -> OpenFile {
         try perform(FileSystemCall.openForAppending(path).description) { machine throws(StorageError) in
-            guard let entry = machine.lookup(path) else { throw .system("open", path: path, errno: ENOENT) }
-            guard case .file(let inode) = entry else { throw .system("open", path: path, errno: EISDIR) }
-            return machine.openHandle(inode, path: path, writable: true)
+            try machine.openExisting(path, writable: true)
         }
     }
 
@@ -493,6 +489,13 @@ extension SimulatedDisk {
                 throw .system(operation, path: file.path, errno: EBADF)
             }
             return handle
+        }
+
+        /// The existing file at `path`, opened; `ENOENT` for no name, `EISDIR` for a directory.
+        mutating func openExisting(_ path: String, writable: Bool) throws(StorageError) -> OpenFile {
+            guard let entry = lookup(path) else { throw .system("open", path: path, errno: ENOENT) }
+            guard case .file(let inode) = entry else { throw .system("open", path: path, errno: EISDIR) }
+            return openHandle(inode, path: path, writable: writable)
         }
 
         mutating func openHandle(_ inode: Int, path: String, writable: Bool) -> OpenFile {

@@ -28,20 +28,12 @@ struct SealedStorageTests {
         }
     }
 
-    @Test("the sealing store honours the whole storage contract, every namespace sealed", arguments: Inner.allCases)
-    func honoursTheStorageContract(_ inner: Inner) async throws {
+    @Test(
+        "the sealing store honours the whole storage contract and the append contract, every namespace sealed",
+        arguments: Inner.allCases)
+    func honoursTheStorageAndAppendContracts(_ inner: Inner) async throws {
         let directory = try TemporaryDirectory()
-        for rule in StorageContract.cases {
-            try await rule.check {
-                try SealedStorage(try inner.make(directory), dataKey: Self.dataKey, sealing: Set(Namespace.allCases))
-            }
-        }
-    }
-
-    @Test("the sealing store honours the append contract, every namespace sealed", arguments: Inner.allCases)
-    func honoursTheAppendContract(_ inner: Inner) async throws {
-        let directory = try TemporaryDirectory()
-        for rule in AppendContract.cases {
+        for rule in StorageContract.cases + AppendContract.cases {
             try await rule.check {
                 try SealedStorage(try inner.make(directory), dataKey: Self.dataKey, sealing: Set(Namespace.allCases))
             }
