@@ -180,7 +180,8 @@ import Synchronization
             -> SealedReading
         {
             let finished = ValueLines.finishedCount(bytes)
-            var plain: [UInt8] = []
+            // Plain lines come first, if any: up to where the first record starts.
+            var plainEnd: Int?
             var opened: [[UInt8]] = []
             var start = 0
             var number = 0
@@ -189,25 +190,24 @@ import Synchronization
                 let end = bytes[start..<finished].firstIndex(of: ValueLines.newline) ?? finished
                 let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
                 if line.starts(with: ValueSealer.prefix) {
+                    if plainEnd == nil { plainEnd = start }
                     do throws(SealingError) {
                         opened.append(try sealer.open(line, for: key, at: start))
                     } catch {
                         throw Self.refused(
                             key,
-                            "record \(number) did not open: it was altered, moved, or sealed "
-                                + "under another key, for another value or another place (\(error.code.rawValue))")
+                            "record \(number) did not open: it was altered, moved, or sealed under another key, for "
+                                + "another value or another place (\(error.code.rawValue))")
                     }
-                } else if opened.isEmpty {
-                    plain.append(contentsOf: bytes[start...end])  // a plain line, before any record
-                } else {
+                } else if plainEnd != nil {
                     throw Self.refused(key, "line \(number) follows a sealed record but is not one")
                 }
                 start = end + 1
             }
-            guard !opened.isEmpty else { return SealedReading(value: "", state: .plain) }
+            guard let plainEnd else { return SealedReading(value: "", state: .plain) }
             // Each record but the last has been followed by an append, which cut its
             // unfinished last line; the last is the value's end, as it was written.
-            var value = plain
+            var value = Array(bytes[..<plainEnd])
             for (index, text) in opened.enumerated() {
                 if index == opened.count - 1 {
                     value += text
@@ -218,7 +218,7 @@ import Synchronization
             guard let text = String(checkedUTF8: value) else {
                 throw Self.refused(key, "what its records hold is not text")
             }
-            return SealedReading(value: text, state: plain.isEmpty ? .sealed : .partlySealed)
+            return SealedReading(value: text, state: plainEnd == 0 ? .sealed : .partlySealed)
         }
 
         private func record(_ plaintext: [UInt8], for key: StorageKey, at offset: Int) throws(StorageError) -> String {
