@@ -123,7 +123,8 @@ let package = Package(
             name: "KeepSecretServiceTests", dependencies: ["KeepSecretService", "KeepConformance", "KeepTestSupport"]),
         .testTarget(name: "KeepSQLiteTests", dependencies: ["KeepSQLite", "KeepConformance", "KeepTestSupport"]),
         .testTarget(
-            name: "KeepSealedTests", dependencies: ["KeepSealed", "KeepSQLite", "KeepConformance", "KeepTestSupport"]),
+            name: "KeepSealedTests",
+            dependencies: ["KeepSealed", "KeepSQLite", "KeepConformance", "KeepFileStore", "KeepTestSupport"]),
         .testTarget(name: "KeepConformanceTests", dependencies: ["KeepConformance"]),
         .testTarget(
             name: "KeepCoreTests",

@@ -16,6 +16,9 @@ public enum ChatError: Error, Sendable, Equatable, CustomStringConvertible {
     case ambiguousId(String, candidates: [String])
     /// Text offered as a chat (an import) that is not one, and why.
     case notAChat(String)
+    /// The chat with this id was removed while a change to it was on its way: nothing was
+    /// written, and it is not brought back.
+    case removed(String)
 
     public var description: String {
         switch self {
@@ -29,6 +32,8 @@ public enum ChatError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(StorageError.quoted(prefix)) is the start of \(candidates.count) chats' ids: "
                 + candidates.joined(separator: ", ") + "; give more of the id"
         case .notAChat(let reason): "that is not a keep chat: \(reason)"
+        case .removed(let id):
+            "chat \(StorageError.quoted(id)) was removed meanwhile; nothing was written to it, and it stays removed"
         }
     }
 }

@@ -4,8 +4,8 @@ import KeepCore
 import KeepPorts
 import Testing
 
-/// Chat format 2 (a chat's system prompt; an answer's model, server and token usage) and the
-/// version 1 files it still reads; the ids people type; import that never overwrites.
+/// A chat's system prompt and an answer's model, server and token usage (since format 2),
+/// and the version 1 files still read; the ids people type; import that never overwrites.
 @Suite("Chat format 2, id prefixes, import")
 struct ChatFormatVersionTests {
     /// The chat `keep ask` of the release before format 2 wrote (`Fixtures/chat-format-1.json`).
@@ -56,13 +56,18 @@ struct ChatFormatVersionTests {
         #expect(chat.messages[3].model == "other" && chat.messages[3].usage == nil)
         #expect(chat.messages[0].model == nil, "a question has no model")
 
+        // The first turn's line holds the system prompt it set, and its answer's facts.
         let text = try #require(try await storage.read(StorageKey(.chats, chat.id)))
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-        #expect(object["version"] as? Int == 2)
-        #expect(object["system"] as? String == "answer briefly")
-        let messages = try #require(object["messages"] as? [[String: Any]])
-        #expect(messages[1]["usage"] as? [String: Int] == ["prompt": 9, "completion": 2])
-        #expect(Set(messages[0].keys) == ["role", "text", "time"], "nothing to say is left out")
+        let lines = text.split(separator: "\n").map(String.init)
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
+        #expect(first["system"] as? String == "answer briefly")
+        let reply = try #require(first["reply"] as? [String: Any])
+        #expect(reply["usage"] as? [String: Int] == ["prompt": 9, "completion": 2])
+        let second = try #require(try JSONSerialization.jsonObject(with: Data(lines[2].utf8)) as? [String: Any])
+        #expect(second["system"] == nil, "a turn that set no system prompt says nothing of it")
+        #expect(
+            Set(try #require(second["reply"] as? [String: Any]).keys) == ["model", "text"], "nothing to say is left out"
+        )
     }
 
     @Test(
