@@ -6,6 +6,6 @@ enum CommandTable {
     static let commands: [Command] = [
         chat, AskCommand.command, ChatsCommand.command, SettingsCommand.command, KeyCommand.command,
         StoreCommand.command, EnginesCommand.command, WhatsNewCommand.command, DoctorCommand.command,
-        UsageCommand.command, VersionCommand.command, HelpCommand.command,
+        UsageCommand.command, VersionCommand.command, CompletionsCommand.command, HelpCommand.command,
     ]
 }

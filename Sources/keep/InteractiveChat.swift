@@ -1,5 +1,6 @@
 import Foundation
 import KeepApp
+import KeepCLI
 import KeepCore
 import KeepPorts
 
@@ -40,23 +41,13 @@ struct InteractiveChat {
     /// A line of its own that opens and closes a question of many lines.
     static let multiLineMark = "\"\"\""
 
-    /// The slash commands and the keys, for `/help` and `keep chat --help`.
+    /// The slash commands and the keys, for `/help` and `keep chat --help`: the commands in
+    /// two columns, then a paragraph on the keys (both filled to 80 columns when shown).
     static var commandsHelp: String {
-        let cells = slashCommands.map { command in
-            let name = command.arguments.isEmpty ? command.name : "\(command.name) \(command.arguments)"
-            return name.padding(toLength: 11, withPad: " ", startingAt: 0) + command.summary
+        let rows = slashCommands.map { command in
+            (command.arguments.isEmpty ? command.name : "\(command.name) \(command.arguments)", command.summary)
         }
-        var rows: [String] = []
-        for index in stride(from: 0, to: cells.count, by: 2) {
-            guard index + 1 < cells.count else {
-                rows.append("  " + cells[index])
-                break
-            }
-            let left = cells[index]
-            rows.append(
-                "  " + left.padding(toLength: max(36, left.count + 1), withPad: " ", startingAt: 0) + cells[index + 1])
-        }
-        return rows.joined(separator: "\n") + "\n" + """
+        return TextWrap.columns(rows).joined(separator: "\n") + "\n\n" + """
             Keys: Left/Right, Home/End (Ctrl-A/Ctrl-E), Alt-B/Alt-F or Ctrl-Left/Right a word at a time,
             Ctrl-K/Ctrl-U delete to the end/start, Ctrl-W the word before; Up/Down go through the lines you
             typed (kept across launches unless the setting chatHistory is false), Ctrl-R searches them.
@@ -237,7 +228,7 @@ struct InteractiveChat {
             return true
         },
         SlashCommand(name: "/help", summary: "list these commands") { chat, _ in
-            chat.say(InteractiveChat.commandsHelp)
+            chat.say(TextWrap.filled(InteractiveChat.commandsHelp))
             return true
         },
         SlashCommand(name: "/quit", aliases: ["/exit"], summary: "quit (or Ctrl-D)") { _, _ in false },

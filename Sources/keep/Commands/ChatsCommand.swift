@@ -7,12 +7,14 @@ import KeepPorts
 /// `keep chats`: list, show, remove and search the chats.
 enum ChatsCommand {
     static let json = ArgumentParser.Option("--json", help: "print JSON instead of text")
+    static let ids = ArgumentParser.Option(
+        "--ids", help: "print only the ids, one a line, newest first: for scripts and shell completion")
 
     static let command = Command(
         "chats", summary: "List your chats, newest first (unreadable ones too, with why)",
         help: "Each line: id, last update, message count, title. A chat that cannot be read is listed with the "
             + "reason and left as it is.",
-        arguments: ArgumentParser(options: [json]),
+        arguments: ArgumentParser(options: [json, ids]),
         subcommands: [show, remove, search, rename, export, importing], run: list)
 
     static let format = ArgumentParser.Option(
@@ -50,6 +52,7 @@ enum ChatsCommand {
 
     static func list(_ invocation: Invocation) async throws {
         let chats = ChatRepository(storage: try await storage(invocation))
+        if invocation.arguments.has(ids.name) { return try await listIds(invocation, chats) }
         let listing: ChatSummaryListing
         let draftIds: [String]
         do {
@@ -82,6 +85,20 @@ enum ChatsCommand {
             text += "\(chat.id)  UNREADABLE: \(chat.reason)\n"
         }
         console.show(text)
+    }
+
+    /// `--ids`: every chat's id and every new chat's (one whose first question waits), in
+    /// reverse order of id (newest first, keep's ids starting with the time), read from the
+    /// store's listing alone: fast enough for a shell completing as you press Tab.
+    private static func listIds(_ invocation: Invocation, _ chats: ChatRepository) async throws {
+        if invocation.json { throw CommandFailure.usage("give --ids or --json, not both") }
+        let all: Set<String>
+        do {
+            all = Set(try await storage(invocation).listIds(.chats)).union(try await chats.draftIds())
+        } catch {
+            throw CommandFailure.failure("cannot list the chats: \(error)")
+        }
+        invocation.console.show(all.sorted(by: >).map { $0 + "\n" }.joined())
     }
 
     // MARK: - Show
