@@ -19,6 +19,12 @@ enum AskCommand {
             new chat. The turn is recorded when the answer is complete; if it is not (an error, Ctrl-C), the
             question is kept as the chat's draft and keep exits 1.
             """,
+        examples: [
+            "keep ask \"why is the sky blue?\"": "Ask in a new chat; the answer streams to standard output:",
+            "keep ask -c \"and at sunset?\"": "Ask again in the chat answered last:",
+            "git diff | keep ask \"review this change\"": "Send piped text after the question:",
+            "keep ask --json \"capital of France?\" | jq -r .answer": "Take the answer from one JSON object:",
+        ],
         arguments: ArgumentParser(
             options: [chatOption, continueOption] + TurnFlags.all
                 + [

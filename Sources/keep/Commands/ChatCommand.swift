@@ -11,6 +11,12 @@ enum ChatCommand {
             press Enter; the answer prints as it streams, its Markdown rendered and wrapped to the terminal
             (--raw, or NO_COLOR, shows it as it came). Each completed question and answer is saved at once.
             """ + "\n\n" + InteractiveChat.commandsHelp,
+        examples: [
+            "keep": "Open a new chat:",
+            "keep chat 20250614-1530": "Go on with a chat, named by any start of its id that only it has:",
+            "keep chat -m qwen3 --system \"answer briefly\"":
+                "Chat with another model and a system prompt of this chat's own:",
+        ],
         arguments: ArgumentParser(options: TurnFlags.all, optional: ["ID"]), run: run)
 
     static func run(_ invocation: Invocation) async throws {

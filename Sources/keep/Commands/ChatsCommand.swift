@@ -14,6 +14,10 @@ enum ChatsCommand {
         "chats", summary: "List your chats, newest first (unreadable ones too, with why)",
         help: "Each line: id, last update, message count, title. A chat that cannot be read is listed with the "
             + "reason and left as it is.",
+        examples: [
+            "keep chats": "List the chats:",
+            "keep chats --json | jq -r '.chats[].title'": "Print every chat's title:",
+        ],
         arguments: ArgumentParser(options: [json, ids]),
         subcommands: [show, remove, search, rename, export, importing], run: list)
 
@@ -22,29 +26,49 @@ enum ChatsCommand {
 
     static let rename = Command(
         "rename", summary: "Give a chat a new title",
+        examples: [
+            "keep chats rename 20250614-1530 rivers of Europe": "Give a chat the title \"rivers of Europe\":"
+        ],
         arguments: ArgumentParser(required: ["ID", "TITLE"], rest: "TITLE"), run: renameChat)
 
     static let export = Command(
         "export", summary: "Print a chat as Markdown (the default) or as keep's JSON, to import elsewhere",
+        examples: [
+            "keep chats export 20250614-1530 > rivers.md": "Write a chat as Markdown to a file:",
+            "keep chats export 20250614-1530 --format json > rivers.json":
+                "Write it as keep's JSON, to import on another machine:",
+        ],
         arguments: ArgumentParser(options: [format], required: ["ID"]), run: exportChat)
 
     static let importing = Command(
         "import", summary: "Add a chat from keep's JSON (`keep chats export ID --format json`)",
         help: "Never writes over a chat: when a chat or draft has the file's id, the chat gets a new id. "
             + "FILE `-` reads standard input.",
+        examples: [
+            "keep chats import rivers.json": "Add the chat a JSON export holds:"
+        ],
         arguments: ArgumentParser(options: [json], required: ["FILE"]), run: importChat)
 
     static let show = Command(
         "show", summary: "Print one chat, and its unanswered question if it has one",
+        examples: [
+            "keep chats show 20250614-1530": "Print a chat, named by any start of its id that only it has:"
+        ],
         arguments: ArgumentParser(options: [json], required: ["ID"]),
         run: showChat)
 
     static let remove = Command(
         "rm", summary: "Remove a chat and its draft",
+        examples: [
+            "keep chats rm 20250614-1530": "Remove a chat and its unanswered question:"
+        ],
         arguments: ArgumentParser(required: ["ID"]), run: removeChat)
 
     static let search = Command(
         "search", summary: "Find the chats whose messages contain TEXT (ignoring case), with the matching line",
+        examples: [
+            "keep chats search danube": "Find every message that mentions the Danube:"
+        ],
         arguments: ArgumentParser(options: [json], required: ["TEXT"], rest: "TEXT"),
         run: searchChats)
 

@@ -9,18 +9,32 @@ enum SettingsCommand {
         "settings", summary: "Show the settings, whether each is set, and where keys are kept",
         help: "A secret shows only whether it is configured, never its value. Settings live in "
             + "<data root>/store/settings/settings (JSON you may edit); keys live in the keychain.",
+        examples: [
+            "keep settings": "Show every setting, its value and whether it is set:"
+        ],
         arguments: ArgumentParser(options: [ChatsCommand.json]), subcommands: [get, set, unset], run: list)
 
     static let get = Command(
         "get", summary: "Print the value in use for KEY (a secret: configured or not set)",
+        examples: [
+            "keep settings get model": "Print the model in use:"
+        ],
         arguments: ArgumentParser(required: ["KEY"]), run: getSetting)
 
     static let set = Command(
         "set", summary: "Set KEY to VALUE, after checking it",
+        examples: [
+            "keep settings set baseUrl http://127.0.0.1:8080/v1":
+                "Point the remote engine at a server on this machine:",
+            "keep settings set engineId remote": "Answer with that server from the next question on:",
+        ],
         arguments: ArgumentParser(required: ["KEY", "VALUE"]), run: setSetting)
 
     static let unset = Command(
         "unset", summary: "Put KEY back to its default",
+        examples: [
+            "keep settings unset temperature": "Put the temperature back to its default:"
+        ],
         arguments: ArgumentParser(required: ["KEY"]), run: unsetSetting)
 
     // MARK: - List
