@@ -148,17 +148,22 @@ package enum ShellCompletions {
             # table. Load it with: source <(keep completions zsh) after compinit; scripts/install
             # puts it on fpath as share/zsh/site-functions/_keep.
 
-            # The command at path $1: its subcommands and options (name:what it does), the
-            # options that take a value, and what each positional completes to.
+            # The command at path $1: its subcommands (name:what it does, and their names
+            # alone), its options (name:what it does), the options that take a value, and what
+            # each positional completes to.
             _keep_node() {
-              _keep_subs=() _keep_opts=() _keep_valued=() _keep_args=() _keep_rest=""
+              _keep_subs=() _keep_names=() _keep_opts=() _keep_valued=() _keep_args=() _keep_rest=""
               case $1 in
 
             """
         for node in nodes {
             script += "    \(shellQuoted(node.path)))\n"
             let subs = node.subcommands.map { shellQuoted("\($0.name):\($0.summary)") }
-            if !subs.isEmpty { script += "      _keep_subs=(\(subs.joined(separator: " ")))\n" }
+            if !subs.isEmpty {
+                script += "      _keep_subs=(\(subs.joined(separator: " ")))\n"
+                script +=
+                    "      _keep_names=(\(node.subcommands.map { shellQuoted($0.name) }.joined(separator: " ")))\n"
+            }
             let options = node.options.flatMap { option in option.names.map { shellQuoted("\($0):\(option.help)") } }
             script += "      _keep_opts=(\(options.joined(separator: " ")))\n"
             if !node.valued.isEmpty { script += "      _keep_valued=(\(node.valued.joined(separator: " ")))\n" }
@@ -201,7 +206,7 @@ package enum ShellCompletions {
 
             _keep() {
               local cmdpath="" word pending="" ended="" kind
-              local -a _keep_subs _keep_opts _keep_valued _keep_args
+              local -a _keep_subs _keep_names _keep_opts _keep_valued _keep_args
               local _keep_rest
               integer given=0 i
               _keep_node ""
@@ -213,7 +218,7 @@ package enum ShellCompletions {
                   ended=1
                 elif [[ -z $ended && $word == -?* ]]; then
                   (( ${_keep_valued[(Ie)$word]} )) && pending=$word
-                elif (( given == 0 )) && [[ -z $ended ]] && (( ${${_keep_subs%%:*}[(Ie)$word]} )); then
+                elif (( given == 0 )) && [[ -z $ended ]] && (( ${_keep_names[(Ie)$word]} )); then
                   cmdpath=${cmdpath:+$cmdpath }$word
                   _keep_node "$cmdpath"
                 else
