@@ -1,7 +1,7 @@
 import Foundation
 import KeepPorts
 
-/// The chats and their drafts in a `StoragePort`: the one place that knows how a chat is
+/// The chats and their drafts in a ``/KeepPorts/StoragePort``: the one place that knows how a chat is
 /// written (`ChatFormat`, versioned JSON), so a change of store changes no format.
 ///
 /// A chat lives at `chats`/`<id>`; the question of a turn whose answer never came lives at

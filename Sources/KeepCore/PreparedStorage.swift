@@ -1,6 +1,6 @@
 import KeepPorts
 
-/// A `StoragePort` that finishes a preparation (the one-time migration) before it
+/// A ``/KeepPorts/StoragePort`` that finishes a preparation (the one-time migration) before it
 /// answers anything.
 ///
 /// The first call of any method starts the preparation and waits for it; every later or

@@ -8,7 +8,7 @@ import KeepPorts
     import Darwin
 #endif
 
-/// The durable `StoragePort`: one file per key, at `<root>/store/<namespace>/<encoded id>`.
+/// The durable ``/KeepPorts/StoragePort``: one file per key, at `<root>/store/<namespace>/<encoded id>`.
 ///
 /// A file holds the value's UTF-8 bytes and nothing else (`cat` shows it). Ids are encoded
 /// as `IdEncoding` says: `a-z 0-9 - _` literal, every other byte `~` and two hex digits.

@@ -10,7 +10,7 @@ import KeepPorts
     ///
     /// A sealed payload is `format (1) ‖ nonce (12) ‖ ciphertext ‖ tag (16)`. The nonce is
     /// fresh from `RAND_bytes` for every seal; the associated data is the row's
-    /// `SealBinding` (owner, kind, shape version, subject hash, length-prefixed). Sealing
+    /// ``/KeepPorts/SealBinding`` (owner, kind, shape version, subject hash, length-prefixed). Sealing
     /// writes straight into the result and opening decrypts straight into the returned
     /// bytes: no copy of the payload is made on the way.
     public struct AESGCMSealer: SealingPort {
