@@ -13,13 +13,14 @@ let package = Package(
     name: "Keep",
     platforms: [.macOS(.v15)],
     products: [
+        // What an app developer depends on: the ports, the adapters, the contract kit, the core.
         .library(name: "KeepPorts", targets: ["KeepPorts"]),
         .library(name: "KeepFileStore", targets: ["KeepFileStore"]),
         .library(name: "KeepSecretService", targets: ["KeepSecretService"]),
+        .library(name: "KeepSQLite", targets: ["KeepSQLite"]),
         .library(name: "KeepSealed", targets: ["KeepSealed"]),
         .library(name: "KeepConformance", targets: ["KeepConformance"]),
         .library(name: "KeepCore", targets: ["KeepCore"]),
-        .library(name: "KeepApp", targets: ["KeepApp"]),
         .executable(name: "keep", targets: ["keep"]),
         .executable(name: "keep-bench", targets: ["keep-bench"]),
     ],
@@ -33,66 +34,131 @@ let package = Package(
         // Line editing and history for the interactive chat; used on Linux only.
         .systemLibrary(name: "CLibEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
 
+        // MARK: The libraries (products)
+
         // The ports: no C, no file I/O. Everything else depends on this.
         .target(name: "KeepPorts"),
         // Adapters, each named after its mechanism.
         .target(name: "KeepFileStore", dependencies: ["KeepPorts"]),
-        // The file store's call recorder and fault injector: for test targets only, never a product.
-        .target(name: "KeepFileStoreTesting", dependencies: ["KeepPorts", "KeepFileStore"]),
         .target(name: "KeepSecretService", dependencies: ["KeepPorts", "CLibSecret"]),
+        // SQLite, wrapped once: connections on threads of their own, transactions, typed rows,
+        // owners' named and walled migrations.
+        .target(name: "KeepSQLite", dependencies: ["KeepPorts", "CSQLite"]),
         // libcrypto is Linux's: elsewhere the sealer is the platform's own (CryptoKit), not written yet.
         .target(
             name: "KeepSealed",
-            dependencies: ["KeepPorts", "CSQLite", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
+            dependencies: ["KeepPorts", "KeepSQLite", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
         // The contracts as data, and the broken adapters that prove them.
         .target(name: "KeepConformance", dependencies: ["KeepPorts"]),
         // What the bytes mean: chats, settings, migration, boot. Ports only.
         .target(name: "KeepCore", dependencies: ["KeepPorts"]),
+
+        // MARK: The app's own targets (package access, no product)
+
+        // The chat engines (echo, and the remote one over HTTP), the rules of the network edge,
+        // and URLSession behind the HTTP port.
+        .target(name: "KeepEngines", dependencies: ["KeepPorts", "KeepCore"]),
+        // The chat index: a cache of the chats' summaries and words beside the store.
+        .target(name: "KeepChatIndex", dependencies: ["KeepPorts", "KeepCore", "KeepSQLite", "KeepFileStore"]),
+        // Kept data's owners (what keep reads from servers, and its markers), each with its port
+        // and stores. The engines' owner reads servers through the engines' HTTP port, so that
+        // the edge's rules hold for it too.
+        .target(
+            name: "KeepKeptData", dependencies: ["KeepPorts", "KeepCore", "KeepSQLite", "KeepSealed", "KeepEngines"]),
+        // Terminal rendering: Markdown, keys, neutralising what a server or a file gave us.
+        .target(name: "KeepTerminal"),
         // The composition root: the only place (besides the benchmarks) that builds adapters.
         .target(
             name: "KeepApp",
             dependencies: [
-                "KeepPorts", "KeepCore", "KeepFileStore", "KeepSealed",
+                "KeepPorts", "KeepCore", "KeepFileStore", "KeepSQLite", "KeepSealed", "KeepEngines", "KeepChatIndex",
+                "KeepKeptData",
                 // The Secret Service is Linux's keychain; Platform chooses the adapters in one place.
                 .target(name: "KeepSecretService", condition: .when(platforms: [.linux])),
                 .target(name: "CProcess", condition: .when(platforms: [.linux])),
             ]
         ),
-        // The command line's parser and its generated usage and help: not a product, so
-        // that the parser is tested on its own (KeepCLITests) without being public API.
+        // What each command prints: reports as values, their text and their JSON.
+        .target(
+            name: "KeepReports",
+            dependencies: [
+                "KeepPorts", "KeepCore", "KeepFileStore", "KeepEngines", "KeepKeptData", "KeepApp",
+            ]),
+        // The command line's parser and its generated usage and help, tested on its own.
         .target(name: "KeepCLI"),
         .executableTarget(
             name: "keep",
-            dependencies: ["KeepApp", "KeepCLI", .target(name: "CLibEdit", condition: .when(platforms: [.linux]))]),
-        // A test tool, not a product: the writer the kill -9 torture tests kill and reopen after.
+            dependencies: [
+                "KeepPorts", "KeepCore", "KeepEngines", "KeepKeptData", "KeepTerminal", "KeepApp", "KeepReports",
+                "KeepCLI", .target(name: "CLibEdit", condition: .when(platforms: [.linux])),
+            ]),
+
+        // MARK: Tools and test support (no product)
+
+        // The file store's call recorder and fault injector: for test targets only.
+        .target(name: "KeepFileStoreTesting", dependencies: ["KeepPorts", "KeepFileStore"]),
+        // Child processes for tests (a private bus and keyring, secret-tool, cat and grep as
+        // independent witnesses): Foundation's Process, which iOS does not have.
+        .target(
+            name: "KeepTestSupport",
+            dependencies: ["KeepPorts", "KeepCore", "KeepSQLite", "KeepEngines", "KeepConformance"]),
+        // The writer the kill -9 torture tests kill and reopen after.
         .executableTarget(
-            name: "keep-torture", dependencies: ["KeepPorts", "KeepFileStore", "KeepSealed", "KeepConformance"]),
+            name: "keep-torture",
+            dependencies: ["KeepPorts", "KeepFileStore", "KeepSQLite", "KeepSealed", "KeepConformance"]),
         .executableTarget(
             name: "keep-bench",
             dependencies: [
-                "KeepPorts", "KeepCore", "KeepFileStore", "KeepSecretService", "KeepSealed", "KeepApp", "CSQLite",
-                "CCrypto",
+                "KeepPorts", "KeepCore", "KeepFileStore", "KeepSecretService", "KeepSQLite", "KeepSealed",
+                "KeepChatIndex", "KeepApp", "CSQLite", "CCrypto",
             ]
         ),
+
+        // MARK: Tests: one target per source target
 
         .testTarget(name: "KeepPortsTests", dependencies: ["KeepPorts", "KeepConformance"]),
         .testTarget(
             name: "KeepFileStoreTests", dependencies: ["KeepFileStore", "KeepFileStoreTesting", "KeepConformance"]),
-        .testTarget(name: "KeepSecretServiceTests", dependencies: ["KeepSecretService", "KeepConformance"]),
-        .testTarget(name: "KeepSealedTests", dependencies: ["KeepSealed", "KeepConformance"]),
+        .testTarget(
+            name: "KeepSecretServiceTests", dependencies: ["KeepSecretService", "KeepConformance", "KeepTestSupport"]),
+        .testTarget(name: "KeepSQLiteTests", dependencies: ["KeepSQLite", "KeepConformance", "KeepTestSupport"]),
+        .testTarget(
+            name: "KeepSealedTests", dependencies: ["KeepSealed", "KeepSQLite", "KeepConformance", "KeepTestSupport"]),
         .testTarget(name: "KeepConformanceTests", dependencies: ["KeepConformance"]),
         .testTarget(
             name: "KeepCoreTests",
             dependencies: ["KeepCore", "KeepConformance", "KeepFileStore", "KeepFileStoreTesting"],
             exclude: ["Fixtures"]),
-        .testTarget(name: "KeepAppTests", dependencies: ["KeepApp", "KeepConformance"]),
+        .testTarget(name: "KeepEnginesTests", dependencies: ["KeepEngines", "KeepConformance"]),
+        .testTarget(
+            name: "KeepChatIndexTests",
+            dependencies: [
+                "KeepChatIndex", "KeepCore", "KeepFileStore", "KeepSQLite", "KeepConformance", "KeepTestSupport",
+                // One test follows a turn from the turn runner into the index.
+                "KeepApp",
+            ]),
+        .testTarget(
+            name: "KeepKeptDataTests",
+            dependencies: [
+                "KeepKeptData", "KeepSealed", "KeepSQLite", "KeepEngines", "KeepConformance", "KeepTestSupport",
+                "KeepSecretService",
+            ]),
+        .testTarget(name: "KeepTerminalTests", dependencies: ["KeepTerminal"]),
+        .testTarget(
+            name: "KeepAppTests",
+            dependencies: [
+                "KeepApp", "KeepEngines", "KeepKeptData", "KeepReports", "KeepSQLite", "KeepSecretService",
+                "KeepConformance", "KeepTestSupport",
+            ]),
+        .testTarget(name: "KeepReportsTests", dependencies: ["KeepReports", "KeepApp", "KeepConformance"]),
         .testTarget(name: "KeepCLITests", dependencies: ["KeepCLI"]),
         // Depends on the keep executable so `swift build --build-tests` builds the binary it runs.
-        .testTarget(name: "KeepEndToEndTests", dependencies: ["KeepPorts", "KeepConformance", "keep"]),
+        .testTarget(
+            name: "KeepEndToEndTests", dependencies: ["KeepPorts", "KeepConformance", "KeepTestSupport", "keep"]),
         // kill -9 at random moments, thousands of times, against keep-torture.
         .testTarget(
             name: "KeepTortureTests",
-            dependencies: ["keep-torture", "KeepPorts", "KeepFileStore", "KeepSealed", "KeepConformance"]),
+            dependencies: ["keep-torture", "KeepPorts", "KeepFileStore", "KeepSQLite", "KeepSealed", "KeepConformance"]),
         // keep-bench --quick's code paths and the shape of its output; never a timing.
         .testTarget(name: "KeepBenchTests", dependencies: ["keep-bench", "KeepConformance"]),
         // The code of the README, docs/ and the DocC articles, compiled (and run where it can
@@ -100,8 +166,8 @@ let package = Package(
         .testTarget(
             name: "KeepDocsTests",
             dependencies: [
-                "KeepPorts", "KeepFileStore", "KeepSecretService", "KeepSealed", "KeepConformance", "KeepCore",
-                "KeepApp",
+                "KeepPorts", "KeepFileStore", "KeepSecretService", "KeepSQLite", "KeepSealed", "KeepConformance",
+                "KeepCore", "KeepApp", "KeepTestSupport",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import KeepCore
+import KeepEngines
 import KeepPorts
 
 /// Every setting `keep` has, with its default, its rule and where a screen shows it.
@@ -6,99 +7,99 @@ import KeepPorts
 /// Each default satisfies its own validator (pinned over the whole registry). The one
 /// secret, ``openaiApiKey``, has no value row: it lives in the keychain under
 /// `openai`/`default`, and the settings file never holds it.
-public enum SettingRegistry {
+package enum SettingRegistry {
     /// The engine: its allowed values, default and help come from ``EngineCatalog``.
-    public static let engineId = SettingDef(
+    package static let engineId = SettingDef(
         key: AppCore.engineKey, defaultValue: .string(EngineCatalog.defaultKind.id), label: "Engine",
         help: "Which engine answers: \(EngineCatalog.described). "
             + "The engine you pick is remembered for the next launch.",
         section: "Engine", validator: .oneOf(EngineCatalog.all.map(\EngineKind.id)))
 
     /// The server the remote engine asks: its base URL, http or https.
-    public static let baseUrl = SettingDef(
+    package static let baseUrl = SettingDef(
         key: "baseUrl", defaultValue: .string("http://127.0.0.1:8080/v1"), label: "Server URL",
         help: "Where the remote engine sends chat completions: the server's base URL, http or https.",
         section: "Engine", validator: .httpURL)
 
     /// The model name the remote engine asks for.
-    public static let model = SettingDef(
+    package static let model = SettingDef(
         key: "model", defaultValue: .string("default"), label: "Model",
         help: "The model name the remote engine asks the server for.", section: "Engine", validator: .nonEmpty)
 
     /// The remote engine's temperature, 0 to 2.
-    public static let temperature = SettingDef(
+    package static let temperature = SettingDef(
         key: "temperature", defaultValue: .number(0.7), label: "Temperature",
         help: "How adventurous the remote engine's answers are, from 0 (plain) to 2 (wild).", section: "Engine",
         validator: .number(in: 0...2))
 
     /// The system prompt for a chat with none of its own; empty sends none.
-    public static let system = SettingDef(
+    package static let system = SettingDef(
         key: "system", defaultValue: .string(""), label: "System prompt",
         help: "Instructions sent ahead of every chat that has no system prompt of its own (`keep ask --system` "
             + "and /system give a chat its own). Empty sends none.",
         section: "Engine")
 
     /// The most tokens an answer may have; 0 leaves it to the server.
-    public static let maxTokens = SettingDef(
+    package static let maxTokens = SettingDef(
         key: "maxTokens", defaultValue: .number(0), label: "Max tokens",
         help: "The most tokens the remote engine may answer with (max_tokens); 0 leaves it to the server. "
             + "`keep ask -t N` overrides it for one question.",
         section: "Engine", validator: .wholeNumber(in: 0...maxTokensLimit))
 
     /// The largest `maxTokens` (and `-t`) keep accepts.
-    public static let maxTokensLimit = 10_000_000
+    package static let maxTokensLimit = 10_000_000
 
     /// The keychain slot the remote engine's key is read from.
-    public static let keySlot = SettingDef(
+    package static let keySlot = SettingDef(
         key: "keySlot", defaultValue: .string(SecretSlot.openai.rawValue), label: "Key slot",
         help: "Which keychain slot holds the API key the remote engine sends.", section: "Keys",
         validator: .oneOf(SecretSlot.allCases.map(\.rawValue)))
 
     /// The account within ``keySlot``, for more than one key per provider.
-    public static let keyAccount = SettingDef(
+    package static let keyAccount = SettingDef(
         key: "keyAccount", defaultValue: .string("default"), label: "Key account",
         help: "Which account within the key slot to use, for more than one key per provider.", section: "Keys",
         validator: .nonEmpty)
 
     /// The one secret setting: the key at `openai`/`default`, only ever in the keychain.
-    public static let openaiApiKey = SettingDef(
+    package static let openaiApiKey = SettingDef(
         key: "openaiApiKey", defaultValue: .string(""), label: "OpenAI API key",
         help: "Sent to the remote engine. Kept in the keychain, never in the settings file, and never shown back.",
         section: "Keys", secretRef: SecretRef(.openai, account: "default"))
 
     /// Whether the interactive chat keeps the questions typed (``QuestionHistory``).
-    public static let chatHistory = SettingDef(
+    package static let chatHistory = SettingDef(
         key: "chatHistory", defaultValue: .bool(true), label: "Question history",
         help: "Whether the interactive chat keeps the lines you type (file history in the data root, 0600) so "
             + "Up and Ctrl-R find them after a relaunch. false keeps none and removes the file.",
         section: "Chat")
 
     /// The hosts that may get the key over plain http, comma-separated (``CleartextRule``).
-    public static let keyOverHttpHosts = SettingDef(
+    package static let keyOverHttpHosts = SettingDef(
         key: "keyOverHttpHosts", defaultValue: .string(""), label: "Key over plain http to",
         help: "Hosts on a network you trust that may get the API key over plain http (comma-separated). "
             + "Otherwise keep sends a key over http only to this machine (localhost, 127.0.0.0/8, ::1).",
         section: "Keys", validator: .hostList)
 
     /// The most an answer may take, in MiB (1 to 1024).
-    public static let answerLimitMiB = SettingDef(
+    package static let answerLimitMiB = SettingDef(
         key: "answerLimitMiB", defaultValue: .number(8), label: "Answer size limit (MiB)",
         help: "The most a server's answer may take, in MiB; a longer answer ends the turn with a message.",
         section: "Engine", validator: .number(in: 1...1024))
 
     /// The whole registry, in display order.
-    public static let defs: [SettingDef] = [
+    package static let defs: [SettingDef] = [
         engineId, baseUrl, model, temperature, system, maxTokens, keySlot, keyAccount, openaiApiKey,
         keyOverHttpHosts, answerLimitMiB, chatHistory,
     ]
 
     /// The hosts the `keyOverHttpHosts` setting allows to get the key over plain http.
-    public static func keyOverHttpHostsIn(_ settings: SettingsStore) -> [String] {
+    package static func keyOverHttpHostsIn(_ settings: SettingsStore) -> [String] {
         CleartextRule.hosts(inSetting: settings.value(keyOverHttpHosts.key)?.string ?? "")
     }
 
     /// The answer size limit in bytes (the `answerLimitMiB` setting).
-    public static func answerLimitIn(_ settings: SettingsStore) -> Int {
+    package static func answerLimitIn(_ settings: SettingsStore) -> Int {
         let mebibytes = settings.value(answerLimitMiB.key)?.number ?? 8
         return Int(mebibytes * Double(1 << 20))
     }
@@ -108,7 +109,7 @@ public enum SettingRegistry {
     ///
     /// Both settings were checked when they were loaded or set; a value that still does
     /// not name a slot is reported as `SettingsError.refused(key:reason:)`, never replaced.
-    public static func apiKeyRef(_ settings: SettingsStore) throws(SettingsError) -> SecretRef {
+    package static func apiKeyRef(_ settings: SettingsStore) throws(SettingsError) -> SecretRef {
         let slotName = settings.value(keySlot.key)?.string ?? ""
         guard let slot = SecretSlot(rawValue: slotName) else {
             throw .refused(key: keySlot.key, reason: "\(keySlot.key) must be \(keySlot.rule)")
@@ -126,7 +127,7 @@ public enum SettingRegistry {
     /// Reads the ref ``apiKeyRef(_:)`` names through the whole `SecretsPort`, which a
     /// settings screen never holds. Throws `SettingsError.secrets(_:)` when the keychain
     /// cannot be reached.
-    public static func apiKeyFor(
+    package static func apiKeyFor(
         secrets: any SecretsPort, settings: SettingsStore
     ) async throws(SettingsError)
         -> String?

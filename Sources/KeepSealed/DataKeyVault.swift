@@ -1,4 +1,5 @@
 import KeepPorts
+import KeepSQLite
 
 /// The keeper of the data key: 32 random bytes made on first use and held in the key
 /// store (the platform's secure storage), never in a file; it hands out the sealer made

@@ -1,4 +1,5 @@
 import KeepPorts
+import KeepSQLite
 
 /// A failure of the data-key vault that is not about the key store: the database could
 /// not be read or written, its lock file could not be taken, or libcrypto failed. (A key store that cannot be reached is

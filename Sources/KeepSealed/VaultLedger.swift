@@ -1,3 +1,5 @@
+import KeepSQLite
+
 /// The vault's bookkeeping in the kept-data database: one row saying which key the rows
 /// are sealed under (a key check, never the key) and whether a notice is owed, and the
 /// one query that clears every owner's rows.

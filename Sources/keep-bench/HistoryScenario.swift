@@ -1,5 +1,6 @@
 import Foundation
 import KeepApp
+import KeepChatIndex
 import KeepCore
 import KeepFileStore
 

@@ -1,6 +1,8 @@
 import Foundation
 import KeepApp
+import KeepChatIndex
 import KeepCore
+import KeepEngines
 import KeepFileStore
 import KeepPorts
 

@@ -1,4 +1,5 @@
 import KeepConformance
+import KeepSQLite
 import KeepSealed
 
 /// Inserts, updates and deletes sealed rows of 16 bytes to 64 KiB in the kept-data

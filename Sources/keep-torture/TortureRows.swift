@@ -1,5 +1,6 @@
 import KeepConformance
 import KeepPorts
+import KeepSQLite
 import KeepSealed
 
 /// The torture tool's kept-data owner: one table of sealed rows, the row's writer and

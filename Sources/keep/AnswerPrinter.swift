@@ -1,4 +1,5 @@
 import KeepApp
+import KeepTerminal
 import Synchronization
 
 /// Prints an answer's pieces as they arrive, and ends the answer on a new line.

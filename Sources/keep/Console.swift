@@ -1,5 +1,6 @@
 import Foundation
 import KeepApp
+import KeepTerminal
 
 #if canImport(Glibc)
     import Glibc

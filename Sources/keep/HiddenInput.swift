@@ -1,5 +1,6 @@
 import Dispatch
 import KeepApp
+import KeepTerminal
 import Synchronization
 
 #if canImport(Glibc)

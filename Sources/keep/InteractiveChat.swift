@@ -2,7 +2,10 @@ import Foundation
 import KeepApp
 import KeepCLI
 import KeepCore
+import KeepEngines
 import KeepPorts
+import KeepReports
+import KeepTerminal
 
 /// The interactive chat loop: a prompt, answers printed as they stream, slash commands,
 /// Ctrl-C that stops an answer without quitting, Ctrl-D or `/quit` that quits.

@@ -1,7 +1,9 @@
 import KeepApp
 import KeepCLI
 import KeepCore
+import KeepEngines
 import KeepPorts
+import KeepReports
 
 /// What a command runs with: its parsed command line, the composition root, the console.
 struct Invocation: Sendable {

@@ -1,3 +1,5 @@
+import KeepTerminal
+
 #if canImport(CLibEdit)
     internal import CLibEdit
     import KeepApp

@@ -1,6 +1,7 @@
 import KeepApp
 import KeepCLI
 import KeepCore
+import KeepEngines
 
 /// The options a question may be asked with, shared by `keep ask` and `keep chat`: the
 /// model, the system prompt, the answer's length and the temperature, checked here once.

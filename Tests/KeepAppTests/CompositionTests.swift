@@ -1,10 +1,12 @@
 import Foundation
-import KeepApp
 import KeepConformance
 import KeepCore
 import KeepPorts
 import Synchronization
 import Testing
+
+@testable import KeepApp
+@testable import KeepEngines
 
 @Suite("The composition root")
 struct CompositionTests {

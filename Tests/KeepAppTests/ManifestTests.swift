@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import KeepTestSupport
 import Testing
 
 /// The manifest as SwiftPM reads it (`swift package dump-package`): which targets need

@@ -1,8 +1,10 @@
 import Foundation
-import KeepApp
 import KeepConformance
 import KeepPorts
+import KeepTestSupport
 import Testing
+
+@testable import KeepApp
 
 /// The keychain the composition root picks, for each state of a real keyring of the
 /// test's own: a locked or refusing keyring stays the keyring (so every read says why),

@@ -6,6 +6,8 @@ import Synchronization
 import Testing
 
 @testable import KeepApp
+@testable import KeepEngines
+@testable import KeepReports
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

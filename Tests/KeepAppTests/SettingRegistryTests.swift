@@ -1,8 +1,9 @@
-import KeepApp
 import KeepConformance
 import KeepCore
 import KeepPorts
 import Testing
+
+@testable import KeepApp
 
 @Suite("The setting registry")
 struct SettingRegistryTests {

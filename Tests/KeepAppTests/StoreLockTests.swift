@@ -1,8 +1,9 @@
 import Foundation
-import KeepApp
 import KeepConformance
 import KeepPorts
 import Testing
+
+@testable import KeepApp
 
 @Suite("The store lock")
 struct StoreLockTests {

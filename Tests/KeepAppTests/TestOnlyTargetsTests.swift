@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import KeepTestSupport
 import Testing
 
 /// The targets that are no product: the file store's test double (`KeepFileStoreTesting`)

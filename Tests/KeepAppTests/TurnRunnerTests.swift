@@ -1,9 +1,12 @@
 import Foundation
-import KeepApp
 import KeepConformance
 import KeepCore
 import KeepPorts
+import KeepTestSupport
 import Testing
+
+@testable import KeepApp
+@testable import KeepEngines
 
 @Suite("Turns across processes")
 struct TurnRunnerTests {

@@ -1,4 +1,5 @@
 import KeepPorts
+import KeepSQLite
 import KeepSealed
 
 /// The code of the kept-data article, compiled, and run by the tests on a temporary

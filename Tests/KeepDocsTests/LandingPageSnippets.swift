@@ -3,6 +3,7 @@ import KeepConformance
 import KeepCore
 import KeepFileStore
 import KeepPorts
+import KeepSQLite
 import KeepSealed
 import Testing
 
@@ -52,6 +53,21 @@ enum LandingPageSnippets {
         }
         return try await sealer(keys: keys, database: database)
     }
+
+    /// KeepSQLite: an owner's tables as named migrations, and a database at `path` opened
+    /// with them (their migration run once).
+    static func sqlite(_ path: String) async throws -> SQLiteDatabase {
+        let schema = KeptSchema(
+            owner: "notes",
+            migrations: [.init("create notes", sql: "CREATE TABLE notes_rows (id INTEGER PRIMARY KEY, body BLOB);")])
+
+        func open(_ path: String) async throws -> SQLiteDatabase {
+            let database = try SQLiteDatabase(path: path)
+            try await database.migrate(schema)
+            return database
+        }
+        return try await open(path)
+    }
 }
 
 @Suite("The landing pages' code runs")
@@ -73,6 +89,21 @@ struct LandingPageSnippetTests {
                 keys: MemoryKeyStore(protection: .osKeyring), database: directory.appending("b.sqlite")))
         let binding = SealBinding(owner: "demo", kind: "note", shapeVersion: 1, subject: nil)
         #expect(try sealer.open(try sealer.seal(Array("kept".utf8), for: binding), for: binding) == Array("kept".utf8))
+    }
+
+    @Test("KeepSQLite's example opens a database with an owner's tables, and runs the migration once")
+    func sqlite() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.appending("notes.sqlite")
+        let first = try await LandingPageSnippets.sqlite(path)
+        try await first.write { transaction throws(SQLiteError) in
+            try transaction.execute("INSERT INTO notes_rows (body) VALUES (?)", [.blob([1, 2, 3])])
+        }
+        let again = try await LandingPageSnippets.sqlite(path)
+        let count = try await again.read { transaction throws(SQLiteError) in
+            try transaction.query("SELECT count(*) FROM notes_rows")[0].integer(0)
+        }
+        #expect(count == 1, "the second open ran no migration again, so the row is still there")
     }
 
     @Test("my store honours the storage contract", arguments: StorageContract.cases)

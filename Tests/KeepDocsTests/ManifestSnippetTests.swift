@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import KeepTestSupport
 import Testing
 
 /// The README's manifest, which a package that uses Keep copies (after its tools version
@@ -22,9 +23,9 @@ struct ManifestSnippetTests {
                         .product(name: "KeepPorts", package: "Keep"),
                         .product(name: "KeepFileStore", package: "Keep"),
                         .product(name: "KeepSecretService", package: "Keep"),
+                        .product(name: "KeepSQLite", package: "Keep"),
                         .product(name: "KeepSealed", package: "Keep"),
                         .product(name: "KeepCore", package: "Keep"),
-                        .product(name: "KeepApp", package: "Keep"),
                     ]),
                 .testTarget(
                     name: "MyAppTests",

@@ -3,6 +3,7 @@ import KeepConformance
 import KeepCore
 import KeepPorts
 import KeepSealed
+import KeepTestSupport
 import Testing
 
 /// The articles' examples that need no keyring and no data root, run: each does what its

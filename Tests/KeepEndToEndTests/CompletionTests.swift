@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import KeepTestSupport
 import Testing
 
 /// Shell completion: each script `keep completions` prints parses in its shell, and

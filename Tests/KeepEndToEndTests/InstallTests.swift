@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import KeepTestSupport
 import Testing
 
 /// scripts/install and scripts/uninstall, run into a prefix of the test's own. They install

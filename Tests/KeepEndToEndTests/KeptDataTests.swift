@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import KeepTestSupport
 import Testing
 
 /// keep's kept data with a real Secret Service holding the data key: readings sealed in
@@ -37,9 +38,10 @@ struct KeptDataTests {
         let probe = try Sandbox()
         let planted = "planted-\(unique)"
         try FileManager.default.createDirectory(atPath: probe.root, withIntermediateDirectories: true)
-        _ = try await SQLiteTool.run(keptFile(probe), "CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('\(planted)');")
+        _ = try await SQLiteTool.output(
+            keptFile(probe), "CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('\(planted)');")
         #expect(try KeptFiles(probe.root).contain(planted))
-        #expect(try await SQLiteTool.run(keptFile(probe), ".dump").contains(planted))
+        #expect(try await SQLiteTool.output(keptFile(probe), ".dump").contains(planted))
 
         let first = try await sandbox.run("engines")
         #expect(first.status == .exited(0), "\(first)")
@@ -51,17 +53,17 @@ struct KeptDataTests {
         #expect(second.status == .exited(0), "\(second)")
         #expect(FileManager.default.fileExists(atPath: keptFile(sandbox) + "-wal"), "the WAL is there to scan")
 
-        let tables = try await SQLiteTool.run(keptFile(sandbox), ".tables").split(whereSeparator: \.isWhitespace)
+        let tables = try await SQLiteTool.output(keptFile(sandbox), ".tables").split(whereSeparator: \.isWhitespace)
         #expect(
             tables.sorted() == [
                 "chats_preferences", "engines_markers", "engines_preferences", "engines_readings", "keep_migrations",
                 "keep_vault",
             ])
         #expect(
-            try await SQLiteTool.run(
+            try await SQLiteTool.output(
                 keptFile(sandbox), "SELECT kind, shape_version FROM engines_readings ORDER BY kind;")
                 == "health|1\nmodels|1\n")
-        let dump = try await SQLiteTool.run(keptFile(sandbox), ".dump")
+        let dump = try await SQLiteTool.output(keptFile(sandbox), ".dump")
         let scan = try KeptFiles(sandbox.root)
         #expect(scan.names == ["kept.sqlite", "kept.sqlite-shm", "kept.sqlite-wal", "kept.sqlite.lock"])
         for needle in needles {
@@ -151,13 +153,13 @@ struct KeptDataTests {
         #expect(try await sandbox.run("engines").status == .exited(0))
         #expect(try await sandbox.run("whatsnew").status == .exited(0))
         let counts = "SELECT (SELECT count(*) FROM engines_readings) || ' ' || (SELECT count(*) FROM engines_markers);"
-        #expect(try await SQLiteTool.run(keptFile(sandbox), counts) == "2 1\n")
+        #expect(try await SQLiteTool.output(keptFile(sandbox), counts) == "2 1\n")
 
         let spelled = server.baseURL.replacingOccurrences(of: "http://", with: "HTTP://") + "/"
         let forgot = try await sandbox.run("engines", "forget", spelled)
         #expect(forgot.status == .exited(0), "\(forgot)")
         #expect(forgot.stdout == "Forgot \(server.baseURL): 3 kept rows deleted.\n")
-        #expect(try await SQLiteTool.run(keptFile(sandbox), counts) == "0 0\n")
+        #expect(try await SQLiteTool.output(keptFile(sandbox), counts) == "0 0\n")
         #expect(
             try await sandbox.run("engines", "forget", server.baseURL).stdout
                 == "Nothing was kept about \(server.baseURL).\n")
@@ -298,14 +300,7 @@ struct KeptFiles {
     }
 }
 
-/// `sqlite3` and `secret-tool`, the independent clients the kept-data tests check with.
-enum SQLiteTool {
-    /// What `/usr/bin/sqlite3` prints for `sql` on the database at `path`.
-    static func run(_ path: String, _ sql: String) async throws -> String {
-        try await ToolRun.run("/usr/bin/sqlite3", ["-batch", "-bail", path, sql]).succeeded("sqlite3 \(sql)").output
-    }
-}
-
+/// `secret-tool`, the independent client the kept-data tests check with.
 enum SecretTool {
     /// Deletes keep's data key from the keyring, as `secret-tool clear` does for a user.
     static func clearDataKey() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import KeepTestSupport
 import Testing
 
 /// Every state of the keyring told truthfully, on a real GNOME Keyring of each test's own
@@ -9,7 +10,7 @@ import Testing
     "The keyring's states, told truthfully",
     .enabled(
         if: ToolRun.isInstalled("gnome-keyring-daemon") && ToolRun.isInstalled("dbus-daemon")
-            && KeepConformance.SecretTool.isInstalled,
+            && KeepTestSupport.SecretTool.isInstalled,
         "needs gnome-keyring-daemon, dbus-daemon and secret-tool (scripts/lib/packages.sh installs them)"))
 struct KeyringStatesTests {
     /// Runs `body` with a keyring of its own and a sandbox whose keep uses it.
@@ -21,8 +22,8 @@ struct KeyringStatesTests {
         }
     }
 
-    private func tool(_ keyring: PrivateKeyring) -> KeepConformance.SecretTool {
-        KeepConformance.SecretTool(environment: keyring.bus.environment())
+    private func tool(_ keyring: PrivateKeyring) -> KeepTestSupport.SecretTool {
+        KeepTestSupport.SecretTool(environment: keyring.bus.environment())
     }
 
     @Test("a locked keyring is told as locked by key status, settings, doctor and ask, never as no key")
@@ -100,7 +101,7 @@ struct KeyringStatesTests {
             let kept = try await sandbox.run("engines")
             #expect(!kept.stdout.contains("kept: nothing yet"), "a reading is kept: \(kept)")
             let path = sandbox.root + "/kept.sqlite"
-            let rows = try await SQLiteTool.run(path, "SELECT count(*) FROM engines_readings;")
+            let rows = try await SQLiteTool.output(path, "SELECT count(*) FROM engines_readings;")
             #expect(rows != "0\n")
 
             try await keyring.lockDefaultCollection()
@@ -111,8 +112,8 @@ struct KeyringStatesTests {
             #expect(!locked.stderr.contains("no secure store"), "\(locked)")
             let doctor = try await sandbox.run("doctor")
             #expect(doctor.stdout.contains("kept data") && doctor.stdout.contains("locked"), "\(doctor)")
-            #expect(try await SQLiteTool.run(path, "SELECT count(*) FROM engines_readings;") == rows, "rows touched")
-            #expect(try await SQLiteTool.run(path, "SELECT count(*) FROM keep_vault;") != "0\n")
+            #expect(try await SQLiteTool.output(path, "SELECT count(*) FROM engines_readings;") == rows, "rows touched")
+            #expect(try await SQLiteTool.output(path, "SELECT count(*) FROM keep_vault;") != "0\n")
 
             try await keyring.restart()
             let back = try await sandbox.run("engines")

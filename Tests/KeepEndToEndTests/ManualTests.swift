@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import KeepTestSupport
 import Testing
 
 /// The man page: generated from the command table by `keep help --man`, kept in the

@@ -1,6 +1,8 @@
 import Foundation
 import KeepConformance
 import KeepPorts
+import KeepSQLite
+import KeepTestSupport
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import KeepConformance
 import KeepPorts
+import KeepTestSupport
 import Testing
 
 @testable import KeepSecretService

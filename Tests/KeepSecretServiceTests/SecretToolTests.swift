@@ -2,6 +2,7 @@ import Foundation
 import KeepConformance
 import KeepPorts
 import KeepSecretService
+import KeepTestSupport
 import Testing
 
 extension SecretServiceTests {

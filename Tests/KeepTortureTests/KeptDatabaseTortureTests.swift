@@ -1,5 +1,6 @@
 import KeepConformance
 import KeepPorts
+import KeepSQLite
 import KeepSealed
 import Testing
 import keep_torture

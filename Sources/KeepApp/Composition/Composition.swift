@@ -1,4 +1,6 @@
 import KeepCore
+import KeepEngines
+import KeepKeptData
 import KeepPorts
 
 /// The composition root of `keep`: everything a command runs on, each part built the
@@ -18,12 +20,12 @@ import KeepPorts
 /// - ``kept(creating:)``: kept data (readings, markers, preferences), sealed in
 ///   `kept.sqlite` under the key the keyring holds, or in memory when nothing may be kept;
 ///   see ``KeptData``. Its notices go to `warn`.
-public actor Composition {
+package actor Composition {
     /// The engine a fresh install starts on.
-    public static let defaultEngine = EngineCatalog.defaultKind.id
+    package static let defaultEngine = EngineCatalog.defaultKind.id
 
     /// The environment the process was launched with: the only one any part reads.
-    public nonisolated let environment: LaunchEnvironment
+    package nonisolated let environment: LaunchEnvironment
     private let warn: @Sendable (String) -> Void
     private let progress: MigrationProgress
     private var opened: Result<any StoragePort, StorageError>?
@@ -36,7 +38,7 @@ public actor Composition {
     ///
     /// `progress`, when given, shows a long one-time migration's progress in place (a
     /// line, then `nil` to clear it); pass it only when standard error is a terminal.
-    public init(
+    package init(
         environment: LaunchEnvironment, progress: (@Sendable (String?) -> Void)? = nil,
         warn: @escaping @Sendable (String) -> Void
     ) {
@@ -46,12 +48,12 @@ public actor Composition {
     }
 
     /// The data root; throws when the environment names none (see ``LaunchEnvironment/dataRoot()``).
-    public nonisolated func dataRoot() throws(StorageError) -> String {
+    package nonisolated func dataRoot() throws(StorageError) -> String {
         try environment.dataRoot()
     }
 
     /// The app's store, opened on first use.
-    public func storage() throws(StorageError) -> any StoragePort {
+    package func storage() throws(StorageError) -> any StoragePort {
         if let opened { return try opened.get() }
         let warn = warn
         let progress = progress
@@ -77,7 +79,7 @@ public actor Composition {
     }
 
     /// The keychain for this run, probed once.
-    public func secrets() async -> SecretsBackend {
+    package func secrets() async -> SecretsBackend {
         let task = probe ?? Task { [environment] in await Platform.secretsFor(environment) }
         probe = task
         return await task.value
@@ -85,7 +87,7 @@ public actor Composition {
 
     /// The booted app core, or why it could not boot: a store that cannot be opened or
     /// whose settings cannot be read is `BootResult.failed(reason:detail:)`.
-    public func boot() async -> BootResult {
+    package func boot() async -> BootResult {
         if let booted { return booted }
         let result: BootResult
         do {
@@ -105,13 +107,13 @@ public actor Composition {
     }
 
     /// The lock every read-modify-write of the store takes.
-    public func storeLock() throws(StorageError) -> StoreLock {
+    package func storeLock() throws(StorageError) -> StoreLock {
         StoreLock(root: try dataRoot())
     }
 
     /// The engine `core` starts on (its `engineId` setting, else the default), set up from
     /// its settings.
-    public func engine(for core: AppCore) async throws(EngineError) -> any ChatEngine {
+    package func engine(for core: AppCore) async throws(EngineError) -> any ChatEngine {
         let backend = await secrets()
         return try Platform.engineFor(
             core.engineId, settings: core.settings, secrets: backend.secrets,
@@ -124,7 +126,7 @@ public actor Composition {
     /// Without `creating`, for a command that only describes kept data (`keep settings`,
     /// `keep doctor`): when nothing was ever kept, no key is made and no file written
     /// (``KeptData/Status/notYet(path:)``).
-    public func kept(creating: Bool = true) async throws(KeptError) -> KeptData {
+    package func kept(creating: Bool = true) async throws(KeptError) -> KeptData {
         if !creating, keptOpening == nil,
             let peek = try await KeptData.peek(
                 root: try? environment.dataRoot(), keys: await secrets().keyStore, http: URLSessionHTTP(), warn: warn)
@@ -149,7 +151,7 @@ public actor Composition {
     }
 
     /// A turn runner on `engine` over this store.
-    public func turns(on engine: any ChatEngine) throws(StorageError) -> TurnRunner {
+    package func turns(on engine: any ChatEngine) throws(StorageError) -> TurnRunner {
         TurnRunner(storage: try storage(), lock: try storeLock(), engine: engine, indexRoot: try dataRoot())
     }
 }

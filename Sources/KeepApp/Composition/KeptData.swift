@@ -1,6 +1,9 @@
 import Foundation
+import KeepEngines
 import KeepFileStore
+import KeepKeptData
 import KeepPorts
+import KeepSQLite
 import KeepSealed
 
 /// Kept data for this run: the owners of readings, markers and preferences, bound to their
@@ -14,9 +17,9 @@ import KeepSealed
 /// preferences of an older shape. When nothing may be kept (no secure store for the key,
 /// the keyring out of reach, the database unusable) the owners keep in memory under a key
 /// made for this run, so commands work the same and nothing outlives the process.
-public struct KeptData: Sendable {
+package struct KeptData: Sendable {
     /// Where kept data lives this run.
-    public enum Status: Sendable, Equatable {
+    package enum Status: Sendable, Equatable {
         /// Sealed in the database file at `path`, under a key in the keyring.
         case kept(path: String)
         /// Nothing kept yet: the first use makes the key and the database file at `path`.
@@ -27,7 +30,7 @@ public struct KeptData: Sendable {
         case failed(String)
 
         /// One line for `keep settings` and `keep doctor`.
-        public var summary: String {
+        package var summary: String {
             switch self {
             case .kept(let path): "sealed in \(path), under a key in the keyring"
             case .notYet(let path):
@@ -39,20 +42,20 @@ public struct KeptData: Sendable {
     }
 
     /// Where kept data lives this run, or why nothing is kept.
-    public let status: Status
+    package let status: Status
     /// The engines module: readings, markers and preferences about servers.
-    public let engines: EnginesKeeper
+    package let engines: EnginesKeeper
     /// The chats module: the last open chat.
-    public let chats: ChatsKeeper
+    package let chats: ChatsKeeper
     /// What each owner did at launch.
-    public let launches: [LaunchReport]
+    package let launches: [LaunchReport]
     /// The notice that kept data was cleared after a key loss, when this run told it.
-    public let notice: KeyLossNotice?
+    package let notice: KeyLossNotice?
 
     /// Every module that keeps markers: `keep whatsnew` asks each.
-    public var sayWhatIsNew: [any SaysWhatIsNew] { [engines] }
+    package var sayWhatIsNew: [any SaysWhatIsNew] { [engines] }
     /// Every module that keeps rows about a server: `keep engines forget` asks each.
-    public var forgetServers: [any ForgetsServers] { [engines] }
+    package var forgetServers: [any ForgetsServers] { [engines] }
 
     /// Opens kept data under the data root `root` with the data key in `keys`.
     ///

@@ -5,7 +5,7 @@ import KeepPorts
 ///
 /// ``SecretsBackend/presence(of:)`` decides; `keep key status`, `keep settings`,
 /// `keep doctor`, the first screen of `keep` and `keep ask` all say what it says.
-public enum KeyPresence: Sendable, Equatable {
+package enum KeyPresence: Sendable, Equatable {
     /// A key is stored (in the keyring, or for this run only from the environment when no
     /// keyring answers).
     case stored
@@ -16,7 +16,7 @@ public enum KeyPresence: Sendable, Equatable {
     case unknown(SecretsError)
 
     /// `stored`, `none` or `unknown`: the state's name in `--json` output.
-    public var name: String {
+    package var name: String {
         switch self {
         case .stored: "stored"
         case .none: "none"
@@ -25,7 +25,7 @@ public enum KeyPresence: Sendable, Equatable {
     }
 
     /// The words `keep key status` shows for the state, beside the ref.
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .stored: "configured"
         case .none: "not set"
@@ -35,7 +35,7 @@ public enum KeyPresence: Sendable, Equatable {
 
     /// Why the keyring could not be asked, in a few words, and what to do about it: the
     /// one table of the keyring's states that cannot tell.
-    public static func trouble(_ code: SecretsError.Code) -> String {
+    package static func trouble(_ code: SecretsError.Code) -> String {
         switch code {
         case .locked: "the keyring is locked"
         case .noDefaultCollection: "the keyring has no default collection"
@@ -46,7 +46,7 @@ public enum KeyPresence: Sendable, Equatable {
     }
 
     /// What to do when the keyring could not be asked for the reason `code`.
-    public static func advice(_ code: SecretsError.Code) -> String {
+    package static func advice(_ code: SecretsError.Code) -> String {
         switch code {
         case .locked:
             "unlock the keyring (log in to the desktop, or unlock it in your keyring tool, such as Seahorse), then "

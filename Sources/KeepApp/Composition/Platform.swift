@@ -1,4 +1,5 @@
 import KeepCore
+import KeepEngines
 import KeepFileStore
 import KeepPorts
 import KeepSealed
@@ -13,7 +14,7 @@ import KeepSealed
 /// The Linux adapters (the Secret Service, libcrypto's sealer) are Linux-only in the
 /// manifest; on another platform its own pair (a Keychain adapter, a CryptoKit sealer)
 /// goes in the `#else` branches here, and nowhere else.
-public enum Platform {
+package enum Platform {
     /// The app's store under `root`: the `FileStore`, wrapped so that before its first
     /// use it copies, once, what an older build left in `<root>/store.json`.
     ///
@@ -27,7 +28,7 @@ public enum Platform {
     /// The copy reads `store.json` once (a `BlobSnapshot`), so it takes time in
     /// proportion to the values; `onMigrationReport` hears, once, from the run that
     /// finishes it, and `onMigrationProgress` of each value copied.
-    public static func storageFor(
+    package static func storageFor(
         root: String, onMigrationError: @escaping @Sendable (MigrationError) -> Void,
         onMigrationReport: @escaping @Sendable (MigrationReport) -> Void = { _ in },
         onMigrationProgress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
@@ -64,7 +65,7 @@ public enum Platform {
     ///
     /// With no session bus in `environment` there is nothing to probe, and nothing
     /// is started to find one.
-    public static func secretsFor(_ environment: LaunchEnvironment) async -> SecretsBackend {
+    package static func secretsFor(_ environment: LaunchEnvironment) async -> SecretsBackend {
         let reason: SecretsError
         #if canImport(KeepSecretService)
             if let address = environment.sessionBusAddress {
@@ -110,7 +111,7 @@ public enum Platform {
     ///
     /// `keyringUnavailable`, when no keyring answers this run, goes to the remote engine's
     /// advice for a server that wants a key (``RemoteEngine/keyUnreadable``).
-    public static func engineFor(
+    package static func engineFor(
         _ id: String, settings: SettingsStore, secrets: any SecretsPort, keyringUnavailable: SecretsError? = nil
     ) throws(EngineError) -> any ChatEngine {
         guard let kind = EngineCatalog.kind(id) else {

@@ -22,12 +22,12 @@ import Foundation
 ///   `https_proxy` itself and ignores a session's proxy settings, so the loopback hosts
 ///   (`localhost`, 127.0.0.0/8, ::1) are added to `no_proxy` and `NO_PROXY`, after what the
 ///   user had there. A proxy is still used for every other host.
-public enum ProcessGuard {
+package enum ProcessGuard {
     /// The hosts added to `no_proxy`.
     static let loopbackHosts = ["localhost", "127.0.0.0/8", "::1"]
 
     /// Applies both; answers a line for each step that failed (keep goes on, and says so).
-    public static func harden() -> [String] {
+    package static func harden() -> [String] {
         var problems: [String] = []
         if let problem = forbidCoreDumps() { problems.append(problem) }
         bypassProxiesForLoopback()
@@ -55,7 +55,7 @@ public enum ProcessGuard {
 
     /// Whether this process can dump core: `nil` when it cannot (not dumpable where the
     /// system has that, and a core size limit of 0), else why it can.
-    public static func coreDumpExposure() -> String? {
+    package static func coreDumpExposure() -> String? {
         var limit = rlimit()
         #if os(Linux)
             let resource = __rlimit_resource_t(RLIMIT_CORE.rawValue)

@@ -6,24 +6,24 @@ import KeepPorts
 /// ``secrets`` and ``keyStore`` are always the same mechanism, chosen by one probe. Only
 /// no session bus, or no Secret Service on it, gives process memory: a keyring that is
 /// locked or fails stays the keyring, so every read says so rather than finding nothing.
-public struct SecretsBackend: Sendable {
+package struct SecretsBackend: Sendable {
     /// Where API keys are read and stored.
-    public let secrets: any SecretsPort
+    package let secrets: any SecretsPort
     /// Where the app's own keys (the data key of sealed storage) are kept.
-    public let keyStore: any KeyStorePort
+    package let keyStore: any KeyStorePort
     /// Why the keyring is not used, when it is not: the typed error of the probe.
-    public let keyringUnavailable: SecretsError?
+    package let keyringUnavailable: SecretsError?
     /// The environment variables whose keys were put into process memory, when the
     /// keyring is not used.
-    public let environmentKeys: [String]
+    package let environmentKeys: [String]
     /// Why the keyring, which is used, refused the probe (locked, no default collection,
     /// failing): until that changes, no key can be read or stored, and none is taken from
     /// anywhere else.
-    public let keyringRefusal: SecretsError?
+    package let keyringRefusal: SecretsError?
 
     /// The backend on `secrets` and `keyStore` (one mechanism), with why the keyring is not
     /// used or refused, when it is so.
-    public init(
+    package init(
         secrets: any SecretsPort, keyStore: any KeyStorePort, keyringUnavailable: SecretsError? = nil,
         environmentKeys: [String] = [], keyringRefusal: SecretsError? = nil
     ) {
@@ -38,7 +38,7 @@ public struct SecretsBackend: Sendable {
     /// stopped since the probe). In process memory, a key from the environment is
     /// ``KeyPresence/stored``; no such key is ``KeyPresence/unknown(_:)`` with the reason
     /// no keyring answers, never ``KeyPresence/none``.
-    public func presence(of ref: SecretRef) async -> KeyPresence {
+    package func presence(of ref: SecretRef) async -> KeyPresence {
         do {
             if try await secrets.has(ref) { return .stored }
         } catch {
@@ -49,10 +49,10 @@ public struct SecretsBackend: Sendable {
     }
 
     /// How well the keys are protected: the keyring's, or process memory's.
-    public var protection: SecretProtection { secrets.protection }
+    package var protection: SecretProtection { secrets.protection }
 
     /// What holds the keys, in a few words: `Secret Service (OS keyring)`.
-    public var name: String {
+    package var name: String {
         switch protection {
         case .hardware: "hardware-backed keychain"
         case .osKeyring: "Secret Service (OS keyring)"
@@ -61,7 +61,7 @@ public struct SecretsBackend: Sendable {
     }
 
     /// The honest warning for this backend; `nil` only for a hardware-backed keychain.
-    public var warning: String? {
+    package var warning: String? {
         switch protection {
         case .hardware:
             return nil
@@ -84,14 +84,14 @@ public struct SecretsBackend: Sendable {
     }
 
     /// How to get a keyring, and the way around it for one run.
-    public static let keyringAdvice =
+    package static let keyringAdvice =
         "to keep keys, run keep where a Secret Service answers: log in to a desktop session, or start one with "
         + "`dbus-run-session -- bash` and `gnome-keyring-daemon --components=secrets --unlock`; for one run, set "
         + "OPENAI_API_KEY (or ANTHROPIC_API_KEY, GOOGLE_API_KEY, OPENROUTER_API_KEY) instead"
 
     /// Why a key cannot be stored here, or `nil` when it can: process memory would lose it
     /// the moment the command exits.
-    public var refusalToStore: SecretsError? {
+    package var refusalToStore: SecretsError? {
         guard !protection.persists else { return nil }
         let reason = keyringUnavailable.map { "no keyring answers (\($0))" } ?? "no keyring answers"
         return SecretsError(

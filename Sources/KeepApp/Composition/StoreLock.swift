@@ -14,13 +14,13 @@ import KeepSealed
 /// The lock belongs to the open file, so the kernel releases it when the holder exits,
 /// even by `kill -9`: a dead process never leaves the store locked. The file holds no data
 /// and is never removed (removing a lock file others wait on would let two holders in).
-public struct StoreLock: Sendable {
+package struct StoreLock: Sendable {
     /// The lock file.
-    public let path: String
+    package let path: String
     private let root: String
 
     /// The lock of the store under `root`; touches nothing until ``acquire()``.
-    public init(root: String) {
+    package init(root: String) {
         self.root = root
         path = root.hasSuffix("/") ? root + "store.lock" : root + "/store.lock"
     }
@@ -31,7 +31,7 @@ public struct StoreLock: Sendable {
     /// Creates the data root (0700, with `DataRoot.makeDirectory(_:)`) and the lock file
     /// (0600) when missing. Throws a `StorageError` naming the call, the path and the
     /// errno when either cannot be made, is a symbolic link, or the lock cannot be taken.
-    public func acquire() async throws(StorageError) -> Held {
+    package func acquire() async throws(StorageError) -> Held {
         // Made durably, through the file store's seam; a symlinked root is refused.
         try DataRoot.makeDirectory(root)
         // flock on the lock file, waited for on a thread of its own; a symbolic link
@@ -40,7 +40,7 @@ public struct StoreLock: Sendable {
     }
 
     /// The lock, held until ``release()`` is called or the value is released.
-    public final class Held: Sendable {
+    package final class Held: Sendable {
         private let lock: FileLock.Held
 
         fileprivate init(_ lock: FileLock.Held) {
@@ -48,7 +48,7 @@ public struct StoreLock: Sendable {
         }
 
         /// Lets the next holder in.
-        public func release() {
+        package func release() {
             lock.release()
         }
     }

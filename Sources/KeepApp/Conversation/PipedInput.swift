@@ -13,19 +13,19 @@
 /// ```
 ///
 /// Piped text larger than ``limit`` is refused whole, never cut.
-public enum PipedInput {
+package enum PipedInput {
     /// The most bytes of standard input a question takes: 1 MiB, about 250,000 tokens of
     /// English, more than most models read at once.
-    public static let limit = 1 << 20
+    package static let limit = 1 << 20
 
     /// The line before the piped text.
-    public static let opening = "<stdin>"
+    package static let opening = "<stdin>"
     /// The line after the piped text.
-    public static let closing = "</stdin>"
+    package static let closing = "</stdin>"
 
     /// `question` with `piped` joined after it; `question` alone when `piped` is blank.
     /// Trailing newlines of `piped` are dropped (the closing marker ends its last line).
-    public static func joined(question: String, piped: String) -> String {
+    package static func joined(question: String, piped: String) -> String {
         guard !piped.allSatisfy(\.isWhitespace) else { return question }
         var text = Substring(piped)
         while text.last?.isNewline == true { text = text.dropLast() }
@@ -33,7 +33,7 @@ public enum PipedInput {
     }
 
     /// The line that refuses piped text of more than ``limit`` bytes.
-    public static var tooLarge: String {
+    package static var tooLarge: String {
         "standard input holds more than \(limit >> 20) MiB; keep ask takes at most that much with a question "
             + "(send a part of it, such as `head -c 500000 FILE | keep ask ...`)"
     }

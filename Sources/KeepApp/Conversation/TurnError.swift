@@ -1,8 +1,9 @@
 import KeepCore
+import KeepEngines
 import KeepPorts
 
 /// Why a turn was not recorded, in one line that says what became of the question.
-public enum TurnError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum TurnError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No chat, and no draft, has this id.
     case noSuchChat(String)
     /// There is no chat to continue yet.
@@ -16,7 +17,7 @@ public enum TurnError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The answer came but could not be stored; the question is the chat's draft.
     case notRecorded(ChatError, chatId: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noSuchChat(let id):
             "there is no chat \(StorageError.quoted(id)); `keep chats` lists them"

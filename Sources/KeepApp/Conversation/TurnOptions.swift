@@ -1,4 +1,5 @@
 import KeepCore
+import KeepEngines
 
 /// What one turn is asked with beyond the question: the engine's options for it, and the
 /// system prompt.
@@ -6,17 +7,17 @@ import KeepCore
 /// The system prompt sent is decided here, in one place (``systemPrompt(for:)``): the one
 /// given for this turn (`--system`, `/system`), which the turn also stores as the chat's
 /// own; else the chat's own; else the `system` setting. An empty prompt sends none.
-public struct TurnOptions: Sendable, Equatable {
+package struct TurnOptions: Sendable, Equatable {
     /// The engine's options for this turn: model, temperature, answer length.
-    public var engine: EngineOptions
+    package var engine: EngineOptions
     /// A system prompt given for this turn, kept as the chat's own once the turn is recorded.
-    public var system: String?
+    package var system: String?
     /// The `system` setting: for a chat with no system prompt of its own.
-    public var defaultSystem: String?
+    package var defaultSystem: String?
 
     /// The options of a turn; with none given, the engine's settings and the chat's own
     /// system prompt apply.
-    public init(engine: EngineOptions = EngineOptions(), system: String? = nil, defaultSystem: String? = nil) {
+    package init(engine: EngineOptions = EngineOptions(), system: String? = nil, defaultSystem: String? = nil) {
         self.engine = engine
         self.system = system
         self.defaultSystem = defaultSystem
@@ -25,7 +26,7 @@ public struct TurnOptions: Sendable, Equatable {
     /// The options for a turn: those given for it (`nil` where not given) over the settings
     /// (`temperature` and `model` are the engine's own; `maxTokens` 0 sends no cap; the
     /// `system` setting is ``defaultSystem``).
-    public static func given(
+    package static func given(
         model: String? = nil, temperature: Double? = nil, maxTokens: Int? = nil, system: String? = nil,
         settings: SettingsStore
     ) -> TurnOptions {
@@ -37,7 +38,7 @@ public struct TurnOptions: Sendable, Equatable {
     }
 
     /// The system prompt to send ahead of `chat`'s conversation; `nil` for none.
-    public func systemPrompt(for chat: Chat) -> String? {
+    package func systemPrompt(for chat: Chat) -> String? {
         let prompt = system ?? chat.system ?? defaultSystem
         return prompt?.isEmpty == false ? prompt : nil
     }

@@ -1,5 +1,7 @@
 import Foundation
+import KeepChatIndex
 import KeepCore
+import KeepEngines
 import KeepPorts
 
 /// Asks one question in a chat and records the turn, safely while other `keep` processes do
@@ -18,11 +20,11 @@ import KeepPorts
 /// directory (the question typed), the chat's file and directory (the recorded turn), and
 /// the directory after the draft is cleared (else an answered question comes back as a
 /// draft). The chat index's update flushes nothing: it is a cache.
-public struct TurnRunner: Sendable {
+package struct TurnRunner: Sendable {
     /// The chats the turns are recorded in.
-    public let chats: ChatRepository
+    package let chats: ChatRepository
     /// The engine that answers.
-    public let engine: any ChatEngine
+    package let engine: any ChatEngine
     private let lock: StoreLock
     private let now: @Sendable () -> Date
     /// The chat index beside the store, told of each recorded turn; `nil` for none.
@@ -30,7 +32,7 @@ public struct TurnRunner: Sendable {
 
     /// Turns in `storage`; with `indexRoot` (the file store's root), each recorded turn
     /// also updates the ``ChatIndex`` there, under the lock.
-    public init(
+    package init(
         storage: any StoragePort, lock: StoreLock, engine: any ChatEngine, indexRoot: String? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -47,7 +49,7 @@ public struct TurnRunner: Sendable {
     /// Throws ``TurnError/noSuchChat(_:)`` when there is neither a chat nor a draft with
     /// that id; ``TurnError/chats(_:)`` (the chat is unreadable, or the store failed) and
     /// ``TurnError/lock(_:)`` when nothing could be kept.
-    public func begin(_ question: String, in id: String?) async throws(TurnError) -> ChatSession {
+    package func begin(_ question: String, in id: String?) async throws(TurnError) -> ChatSession {
         guard let id else {
             let held = try await acquire()
             defer { held.release() }
@@ -76,7 +78,7 @@ public struct TurnRunner: Sendable {
     /// Throws ``TurnError/engine(_:chatId:)`` when no complete answer came (cancelled
     /// included) and ``TurnError/notRecorded(_:chatId:)`` when it could not be stored; in
     /// both cases the question stays as the chat's draft.
-    public func answer(
+    package func answer(
         _ question: String, in session: ChatSession, options: TurnOptions = TurnOptions(),
         receive: @escaping @Sendable (String) -> Void
     ) async throws(TurnError) -> Chat {
@@ -118,14 +120,14 @@ public struct TurnRunner: Sendable {
 
     /// The id of the chat answered most recently (the most recently updated one), from the
     /// chat index when there is one, else from a scan; `nil` when there is none.
-    public func mostRecentChatId() async throws(TurnError) -> String? {
+    package func mostRecentChatId() async throws(TurnError) -> String? {
         try await chatToContinue()?.id
     }
 
     /// The chat `-c` continues, as ``mostRecentChatId()`` finds it; and, when some chat
     /// cannot be read (so the chat answered last may be one of them), why this one is
     /// continued, naming those: a user is never moved to another chat unawares.
-    public func chatToContinue() async throws(TurnError) -> (id: String, instead: String?)? {
+    package func chatToContinue() async throws(TurnError) -> (id: String, instead: String?)? {
         let listing = try await chatsCall { () async throws(ChatError) in
             if let index { return try await index.listing() }
             return ChatSummaryListing(try await chats.scan())

@@ -1,6 +1,7 @@
 import KeepApp
 import KeepCLI
 import KeepCore
+import KeepReports
 
 /// `keep ask`: one question, one answer, recorded; for scripts and quick questions.
 enum AskCommand {

@@ -1,8 +1,11 @@
 import Foundation
 import KeepApp
 import KeepCLI
+import KeepChatIndex
 import KeepCore
 import KeepPorts
+import KeepReports
+import KeepTerminal
 
 /// `keep chats`: list, show, remove and search the chats.
 enum ChatsCommand {

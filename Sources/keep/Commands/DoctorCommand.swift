@@ -1,5 +1,6 @@
 import KeepApp
 import KeepCLI
+import KeepReports
 
 /// `keep doctor`: what is healthy, and what needs the user.
 enum DoctorCommand {

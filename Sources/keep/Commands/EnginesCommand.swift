@@ -2,6 +2,9 @@ import Foundation
 import KeepApp
 import KeepCLI
 import KeepCore
+import KeepEngines
+import KeepKeptData
+import KeepReports
 
 /// `keep engines`: the servers keep has read, their kept readings shown at once with
 /// their age, then the current server read afresh; choosing a model from a fresh list;

@@ -2,6 +2,7 @@ import KeepApp
 import KeepCLI
 import KeepCore
 import KeepPorts
+import KeepReports
 
 /// `keep key`: store, check and remove API keys in the keychain.
 enum KeyCommand {

@@ -2,6 +2,7 @@ import KeepApp
 import KeepCLI
 import KeepCore
 import KeepPorts
+import KeepReports
 
 /// `keep settings`: show, read and change the settings.
 enum SettingsCommand {

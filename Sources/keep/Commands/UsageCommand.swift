@@ -2,6 +2,8 @@ import Foundation
 import KeepApp
 import KeepCLI
 import KeepCore
+import KeepReports
+import KeepTerminal
 
 /// `keep usage`: the tokens servers counted for your answers, per model.
 enum UsageCommand {

@@ -2,6 +2,7 @@ import Foundation
 import KeepApp
 import KeepCLI
 import KeepCore
+import KeepKeptData
 
 /// `keep whatsnew`: what is new since you last looked, from every module that keeps
 /// markers; looking moves the markers on.

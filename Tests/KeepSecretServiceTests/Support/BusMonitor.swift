@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import KeepTestSupport
 
 /// `dbus-monitor` on a test's private bus: what actually crossed D-Bus while code ran.
 ///

@@ -1,0 +1,75 @@
+import KeepCore
+import KeepEngines
+import KeepPorts
+
+/// Every engine `keep` can answer with: the one table a new engine is added to. The
+/// `engineId` setting's allowed values, default and help, ``Platform/engineFor(_:settings:secrets:keyringUnavailable:)``
+/// and the engine check of `keep doctor` all come from it.
+package enum EngineCatalog {
+    /// The offline engine, and the one a fresh install starts on.
+    package static let echo = EngineKind(id: EchoEngine.engineId, summary: "offline, repeats you", needs: []) { _ in
+        EchoEngine()
+    }
+
+    /// An OpenAI-compatible server, whose key is read per request.
+    package static let remote = EngineKind(
+        id: RemoteEngine.engineId, summary: "an OpenAI-compatible server", needs: [.server, .key], make: makeRemote)
+
+    /// Every engine, in the order the settings list them.
+    package static let all = [echo, remote]
+
+    /// The engine a fresh install starts on.
+    package static let defaultKind = echo
+
+    /// The engine called `id`, or `nil` when none is.
+    package static func kind(_ id: String) -> EngineKind? {
+        all.first { $0.id == id }
+    }
+
+    /// The engines for the `engineId` setting's help: `echo (offline, repeats you) or remote (…)`.
+    static var described: String {
+        let each = all.map { "\($0.id) (\($0.summary))" }
+        guard each.count > 1 else { return each.joined() }
+        return each.dropLast().joined(separator: ", ") + " or " + (each.last ?? "")
+    }
+
+    /// ``RemoteEngine`` set up from the settings: the key read per request from the ref the
+    /// `keySlot` and `keyAccount` settings name, and why no keyring answers (when none does)
+    /// as its advice for a server that wants a key (``RemoteEngine/keyUnreadable``).
+    private static func makeRemote(_ setup: EngineKind.Setup) throws(EngineError) -> any ChatEngine {
+        let settings = setup.settings
+        let secrets = setup.secrets
+        let ref: SecretRef
+        do {
+            ref = try SettingRegistry.apiKeyRef(settings)
+        } catch {
+            throw EngineError(.configuration, error.description)
+        }
+        // Each value was checked against its setting's rule when it was loaded or set; one
+        // of the wrong kind all the same is reported, never replaced.
+        func value<T>(_ def: SettingDef, _ kind: (SettingValue) -> T?) throws(EngineError) -> T {
+            guard let value = settings.value(def.key).flatMap(kind) else {
+                throw EngineError(.configuration, "\(def.key) must be \(def.rule)")
+            }
+            return value
+        }
+        var engine = RemoteEngine(
+            baseURL: try value(SettingRegistry.baseUrl, \.string),
+            model: try value(SettingRegistry.model, \.string),
+            temperature: try value(SettingRegistry.temperature, \.number), keyRef: ref,
+            keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(settings),
+            answerLimit: SettingRegistry.answerLimitIn(settings)
+        ) { () async throws(EngineError) in
+            do throws(SettingsError) {
+                return try await readSecret(secrets: secrets, ref: ref)
+            } catch {
+                guard case .secrets(let reason) = error else {
+                    throw EngineError(.key, "cannot read the API key in \(ref): \(error)")
+                }
+                throw EngineError(.key, "cannot read the API key: \(reason)")
+            }
+        }
+        engine.keyUnreadable = setup.keyringUnavailable.map { "\($0)" }
+        return engine
+    }
+}

@@ -1,0 +1,406 @@
+import Foundation
+import KeepCore
+import KeepPorts
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The engine that asks an OpenAI-compatible server: `POST {baseURL}/chat/completions` with
+/// the conversation, the model and the temperature, `stream: true`, the answer printed as
+/// its server-sent events arrive.
+///
+/// The key is read through `readKey` (the keychain ref the `keySlot` and `keyAccount`
+/// settings name) once per request, and goes into the `Authorization` header only. With
+/// no key, or an empty one, the request has no `Authorization` header at all: a local
+/// server (llama.cpp, Ollama, vLLM) needs none, and `Bearer ` with nothing after it is
+/// never sent.
+///
+/// Every failure is one ``EngineError`` line: 401/403 say the server wants a key (or
+/// refused the one sent) and how to store one (`keep key set SLOT`); another HTTP error
+/// gives the status and the server's own message when it sent JSON; a refused
+/// connection, an unknown host and a silence longer than `idleTimeout` each say so.
+/// Cancelling the calling task cancels the request. A server that ignores `stream` and
+/// answers one JSON completion is understood too.
+///
+/// At the edge (`docs/keep-guide.md`, "What keep sends, and where"): a key is never sent over plain http
+/// to a host that is not this machine unless `keyOverHttpHosts` names it (``CleartextRule``,
+/// checked before connecting); a redirect is never followed by the transport, and by the
+/// engine only as ``RedirectPolicy`` allows (same origin, 307 or 308, the request resent
+/// whole); the key is hidden in every server text it quotes (``ServerText``); an answer
+/// longer than `answerLimit` bytes ends the turn, the transfer cancelled where it arrives;
+/// a successful answer that is not a chat completion is named as such.
+package struct RemoteEngine: ChatEngine {
+    /// The value of the `engineId` setting that chooses it: `remote`.
+    package static let engineId = "remote"
+
+    package var id: String { Self.engineId }
+    /// The server's base URL, such as `http://127.0.0.1:8080/v1`.
+    package let baseURL: String
+    /// The model asked for (the `model` setting, or the turn's own).
+    package let model: String
+    /// The temperature sent, 0 to 2 (the `temperature` setting, or the turn's own).
+    package let temperature: Double
+    /// Where the key comes from, to name in a message; never the key itself.
+    package let keyRef: SecretRef
+    /// How long the server may stay silent, before its first byte or between two.
+    package let idleTimeout: TimeInterval
+    /// The hosts the user allowed to get the key over plain http (``CleartextRule``).
+    package let keyOverHttpHosts: [String]
+    /// The most bytes an answer may take on the wire; more ends the turn.
+    package let answerLimit: Int
+    private let readKey: @Sendable () async throws(EngineError) -> String?
+    /// Why no key could be read for this run (no keyring answers), when that is so: a 401
+    /// or 403 to a request without a key then says so, rather than advising to store one.
+    package var keyUnreadable: String?
+
+    /// The default ``answerLimit``: 8 MiB, far more than any chat answer.
+    package static let defaultAnswerLimit = 8 << 20
+    /// How many same-origin redirects (307, 308) one request follows.
+    static let redirectLimit = 5
+
+    /// The engine for the server at `baseURL`. `readKey` is called once per request and
+    /// answers the key, or `nil` for none; nothing is sent until ``reply(to:receive:)``.
+    package init(
+        baseURL: String, model: String, temperature: Double, keyRef: SecretRef, idleTimeout: TimeInterval = 300,
+        keyOverHttpHosts: [String] = [], answerLimit: Int = defaultAnswerLimit,
+        readKey: @escaping @Sendable () async throws(EngineError) -> String?
+    ) {
+        self.baseURL = baseURL
+        self.model = model
+        self.temperature = temperature
+        self.keyRef = keyRef
+        self.idleTimeout = idleTimeout
+        self.keyOverHttpHosts = keyOverHttpHosts
+        self.answerLimit = answerLimit
+        self.readKey = readKey
+    }
+
+    package func reply(
+        to conversation: [ChatMessage], receive: @escaping @Sendable (String) -> Void
+    ) async throws(EngineError) -> String {
+        try await answer(to: conversation, options: EngineOptions(), receive: receive).text
+    }
+
+    /// The answer from the model `options` names (else the `model` setting's), with the
+    /// server's token count when it sent one.
+    package func answer(
+        to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
+    ) async throws(EngineError) -> EngineReply {
+        let key = try await readKey()
+        let asked = options.model ?? model
+        func makeRequest(askUsage: Bool) throws(EngineError) -> URLRequest {
+            try Self.request(
+                baseURL: baseURL, model: asked, temperature: options.temperature ?? temperature,
+                conversation: conversation, apiKey: key, keyRef: keyRef, maxTokens: options.maxTokens,
+                askUsage: askUsage)
+        }
+        var request = try makeRequest(askUsage: true)
+        // Before anything connects: a key never goes over plain http to another machine.
+        if let url = request.url,
+            case .refused(let host) = CleartextRule.verdict(
+                for: url, sendsKey: !(key ?? "").isEmpty, allowedHosts: keyOverHttpHosts)
+        {
+            throw EngineError(
+                .cleartext,
+                CleartextRule.refusal(
+                    host: host, keyRef: keyRef.description, keyRemoval: Self.keyRemoveCommand(keyRef)))
+        }
+        var askingUsage = true
+        for _ in 0...Self.redirectLimit {
+            do {
+                switch try await exchange(request, key: key, receive: receive) {
+                case .answer(let text, let usage):
+                    return EngineReply(text: text, model: asked, server: displayURL, usage: usage)
+                case .redirect(let url):
+                    // Same origin, 307 or 308: the same method, headers and body, sent again.
+                    request.url = url
+                }
+            } catch let error as EngineError where askingUsage && Self.refusesUsage(error) {
+                // A server that knows no `stream_options` (some hosted APIs refuse any field
+                // they do not know) answers the same question without: no usage, no failure.
+                askingUsage = false
+                let url = request.url
+                request = try makeRequest(askUsage: false)
+                request.url = url
+            } catch let error as EngineError {
+                throw error
+            } catch {
+                if Task.isCancelled { throw .cancelled }
+                throw failure(error)
+            }
+        }
+        throw EngineError(
+            .redirected,
+            "the server at \(displayURL) redirected the request more than \(Self.redirectLimit) times; gave up")
+    }
+
+    /// How one exchange ended: an answer (with the server's token count, when one came),
+    /// or a redirect to follow.
+    private enum Outcome {
+        case answer(String, TokenUsage?)
+        case redirect(URL)
+    }
+
+    /// The request for `conversation`: the URL, the JSON body and the headers, with an
+    /// `Authorization` header only for a non-empty key.
+    ///
+    /// Throws ``EngineError/Code/configuration`` for a base URL that is not an http(s)
+    /// URL, and for a key holding a line break or another control character, which would
+    /// end the header early (the message names the slot, never the key).
+    package static func request(
+        baseURL: String, model: String, temperature: Double, conversation: [ChatMessage], apiKey: String?,
+        keyRef: SecretRef, maxTokens: Int? = nil, askUsage: Bool = true
+    ) throws(EngineError) -> URLRequest {
+        var base = Substring(baseURL)
+        while base.hasSuffix("/") { base = base.dropLast() }
+        guard let url = URL(string: base + "/chat/completions"),
+            let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil
+        else {
+            throw EngineError(
+                .configuration, "baseUrl \(StorageError.quoted(baseURL)) is not an http:// or https:// URL")
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+        if let apiKey, !apiKey.isEmpty {
+            guard !apiKey.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw EngineError(
+                    .configuration,
+                    "the API key in \(keyRef) holds a line break or another control character; "
+                        + "store it again with \(keySetCommand(keyRef))")
+            }
+            request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
+        }
+        do {
+            request.httpBody = try ChatCompletionsWire.Request(
+                model: model, conversation: conversation, temperature: temperature, maxTokens: maxTokens,
+                askUsage: askUsage
+            ).encoded()
+        } catch {
+            throw EngineError(.configuration, "the request could not be encoded as JSON")
+        }
+        return request
+    }
+
+    /// Sends `request` and reads the answer as it arrives, with the server's token count
+    /// when one came; answers a redirect the policy lets it follow rather than following it
+    /// (the transport never follows one).
+    private func exchange(
+        _ request: URLRequest, key: String?, receive: @escaping @Sendable (String) -> Void
+    ) async throws -> Outcome {
+        var usage: TokenUsage?
+        var response: HTTPURLResponse?
+        var parser = ServerSentEventParser()
+        var body = Data()  // an error body, or a whole JSON answer
+        var answer = ""
+        var complete = false
+        var bytesRead = 0
+        // Bounded whatever the server sends: an endless stream ends the turn at the limit.
+        let events = DataTaskEvents.start(request, idleTimeout: idleTimeout, byteLimit: answerLimit)
+        var eventCount = 0
+        reading: for try await event in events {
+            switch event {
+            case .response(let received):
+                if let url = request.url,
+                    let decision = RedirectPolicy.decide(
+                        from: url, method: request.httpMethod ?? "POST", status: received.statusCode,
+                        location: received.value(forHTTPHeaderField: "Location"))
+                {
+                    switch decision {
+                    case .follow(let target): return .redirect(target)
+                    case .refuse(let refusal):
+                        throw EngineError(
+                            .redirected,
+                            refusal.message(server: displayURL, suffix: "/chat/completions", hidingKey: key))
+                    }
+                }
+                if Self.isSuccess(received), let kind = Self.notAnEventStream(received) {
+                    throw EngineError(
+                        .badResponse,
+                        "the server at \(displayURL) answered \(kind), not a chat completion; "
+                            + "is baseUrl the API's base, such as http://host:port/v1?")
+                }
+                response = received
+            case .data(let data):
+                bytesRead += data.count
+                guard let response, Self.isSuccess(response), Self.isEventStream(response) else {
+                    // An error message or a whole JSON answer: kept, within reason, to read at the end.
+                    if body.count < Self.bodyLimit { body.append(data) }
+                    continue
+                }
+                for event in parser.feed(data) {
+                    eventCount += 1
+                    if event.data == "[DONE]" {
+                        complete = true
+                        break reading
+                    }
+                    let chunk = try decode(event.data, key: key)
+                    if let counted = chunk.usage?.tokens { usage = counted }
+                    answer += chunk.text
+                    if !chunk.text.isEmpty { receive(chunk.text) }
+                    if chunk.isFinal { complete = true }
+                }
+            }
+        }
+        // Cancelled before the end: not an answer. (An answer that was complete is kept.)
+        if Task.isCancelled, !complete { throw EngineError.cancelled }
+        guard let response else {
+            throw EngineError(.badResponse, "the server at \(displayURL) closed the connection without answering")
+        }
+        guard Self.isSuccess(response) else { throw httpFailure(response.statusCode, body: body, key: key) }
+        if !Self.isEventStream(response) {
+            let chunk = try decode(String(decoding: body, as: UTF8.self), key: key)
+            guard chunk.choices?.isEmpty == false else {
+                throw EngineError(.badResponse, "the server at \(displayURL) answered JSON that holds no answer")
+            }
+            receive(chunk.text)
+            return .answer(chunk.text, chunk.usage?.tokens)
+        }
+        guard complete else {
+            if eventCount == 0, bytesRead > 0 {
+                let type = response.value(forHTTPHeaderField: "Content-Type").map { " (\($0))" } ?? ""
+                throw EngineError(
+                    .badResponse,
+                    "the server at \(displayURL) answered something that is not an event stream\(type), "
+                        + "not a chat completion")
+            }
+            throw EngineError(
+                .badResponse, "the server at \(displayURL) ended the stream before the answer was complete")
+        }
+        return .answer(answer, usage)
+    }
+
+    /// Whether `error` is a server refusing `stream_options` (HTTP 400 or 422 naming it),
+    /// before any of the answer came.
+    static func refusesUsage(_ error: EngineError) -> Bool {
+        error.code == .http && (error.status == 400 || error.status == 422)
+            && error.message.contains("stream_options")
+    }
+
+    /// One event's data as a chunk, or the error it reports.
+    private func decode(_ data: String, key: String?) throws(EngineError) -> ChatCompletionsWire.Chunk {
+        let chunk: ChatCompletionsWire.Chunk
+        do {
+            chunk = try JSONDecoder().decode(ChatCompletionsWire.Chunk.self, from: Data(data.utf8))
+        } catch {
+            throw EngineError(
+                .badResponse, "the server at \(displayURL) sent something that is not a chat completion")
+        }
+        if let error = chunk.error {
+            let said = error.message.map { ": " + Self.oneLine($0, hiding: key) } ?? ""
+            throw EngineError(.http, "the server at \(displayURL) reported an error\(said)")
+        }
+        return chunk
+    }
+
+    /// The line for an HTTP error status, with the server's message when it sent one.
+    private func httpFailure(_ status: Int, body: Data, key: String?) -> EngineError {
+        let message = ChatCompletionsWire.ErrorBody.message(in: body).map { Self.oneLine($0, hiding: key) }
+        let said = "HTTP \(status)" + (message.map { ": " + $0 } ?? "")
+        if status == 401 || status == 403 {
+            let sent = key != nil
+            return EngineError(
+                .unauthorized, status: status,
+                sent
+                    ? "the server at \(displayURL) refused the API key in \(keyRef) (\(said)); "
+                        + "store the right one with \(Self.keySetCommand(keyRef))"
+                    : "the server at \(displayURL) wants an API key (\(said)); "
+                        + (keyUnreadable.map { "the key in \(keyRef) could not be read: \($0)" }
+                            ?? "store one with \(Self.keySetCommand(keyRef))"))
+        }
+        let reason = message == nil ? " " + HTTPURLResponse.localizedString(forStatusCode: status) : ""
+        return EngineError(.http, status: status, "the server at \(displayURL) answered \(said)\(reason)")
+    }
+
+    /// The line for a transfer that failed before an answer came.
+    private func failure(_ error: any Error) -> EngineError {
+        if error is DataTaskEvents.LimitExceeded {
+            return EngineError(
+                .tooLarge,
+                "the answer from \(displayURL) passed \(Self.sizeText(answerLimit)) (the answerLimitMiB setting); "
+                    + "stopped reading it")
+        }
+        guard let error = error as? URLError else {
+            if error is CancellationError { return .cancelled }
+            return EngineError(.connection, "the request to \(displayURL) failed: \(error.localizedDescription)")
+        }
+        switch error.code {
+        case .cancelled:
+            return .cancelled
+        case .timedOut:
+            return EngineError(
+                .timeout, "the server at \(displayURL) did not answer for \(Int(idleTimeout)) seconds; gave up")
+        case .cannotConnectToHost:
+            return EngineError(.connection, "cannot connect to \(displayURL) (is the server running?)")
+        case .cannotFindHost, .dnsLookupFailed:
+            return EngineError(.connection, "cannot find the host of \(displayURL)")
+        case .networkConnectionLost:
+            return EngineError(
+                .connection, "the connection to \(displayURL) was lost before the answer was complete")
+        default:
+            return EngineError(.connection, "the request to \(displayURL) failed: \(error.localizedDescription)")
+        }
+    }
+
+    /// The base URL without any user name or password in it, for messages.
+    package var displayURL: String {
+        guard var parts = URLComponents(string: baseURL), parts.user != nil || parts.password != nil else {
+            return baseURL
+        }
+        parts.user = nil
+        parts.password = nil
+        return parts.string ?? baseURL
+    }
+
+    /// `keep key set SLOT`, with `--account` when the account is not the default.
+    package static func keySetCommand(_ ref: SecretRef) -> String {
+        "`keep key set \(ref.slot.rawValue)"
+            + (ref.account == "default" ? "" : " --account \(StorageError.quoted(ref.account))") + "`"
+    }
+
+    /// `keep key rm SLOT`, with `--account` when the account is not the default.
+    static func keyRemoveCommand(_ ref: SecretRef) -> String {
+        "`keep key rm \(ref.slot.rawValue)"
+            + (ref.account == "default" ? "" : " --account \(StorageError.quoted(ref.account))") + "`"
+    }
+
+    /// A server's message on one line, at most 300 characters, with the key hidden.
+    static func oneLine(_ message: String, hiding key: String?) -> String {
+        var text = ServerText.hidingKey(message, key)
+        text = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return text.count > 300 ? String(text.prefix(299)) + "…" : text
+    }
+
+    /// How much of an error body or a whole JSON answer is kept: more is not a chat answer.
+    private static let bodyLimit = 4 << 20
+
+    private static func isSuccess(_ response: HTTPURLResponse) -> Bool {
+        (200..<300).contains(response.statusCode)
+    }
+
+    /// `8 MiB`, or bytes below one MiB.
+    static func sizeText(_ bytes: Int) -> String {
+        bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
+    }
+
+    /// What a successful answer is when it is plainly not a chat completion (a web page, an
+    /// image), named for the user; `nil` for anything that may be one.
+    private static func notAnEventStream(_ response: HTTPURLResponse) -> String? {
+        let type = response.value(forHTTPHeaderField: "Content-Type")?.lowercased() ?? ""
+        if type.hasPrefix("text/html") || type.hasPrefix("application/xhtml") { return "a web page (\(type))" }
+        for prefix in ["image/", "audio/", "video/", "font/", "application/pdf", "application/octet-stream"]
+        where type.hasPrefix(prefix) {
+            return "a file of type \(type)"
+        }
+        return nil
+    }
+
+    /// Whether the body is server-sent events: a JSON content type is a whole answer,
+    /// anything else is read as events (some servers label them loosely).
+    private static func isEventStream(_ response: HTTPURLResponse) -> Bool {
+        let type = response.value(forHTTPHeaderField: "Content-Type")?.lowercased() ?? ""
+        return !type.hasPrefix("application/json")
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// How the engines module asks a server about itself: one HTTP GET. A port of the
+/// module's own, so its decisions are tested against a scripted server and run against
+/// ``URLSessionHTTP``.
+///
+/// The contract: `Authorization: Bearer <key>` is sent only for a key that is there and
+/// not empty (a local server needs none, and an empty key never becomes `Bearer `); any
+/// HTTP status is an answer, never an error (a redirect the port does not follow too, with
+/// its `Location`); ``HTTPFailure`` means no answer came (no route, refused, timed out,
+/// too long), and its reason never holds the key.
+package protocol ServerHTTPPort: Sendable {
+    /// GETs `url`; answers the status, the `Server` header, the body and how long it took.
+    func get(_ url: URL, apiKey: String?) async throws(HTTPFailure) -> HTTPAnswer
+}
+
+/// A server's answer to a GET.
+package struct HTTPAnswer: Sendable, Equatable {
+    /// The HTTP status code.
+    package let status: Int
+    /// What the `Server` header says, when there is one.
+    package let server: String?
+    /// The body's bytes.
+    package let body: [UInt8]
+    /// From sending the request to having the whole body.
+    package let latency: Duration
+    /// The `Location` header of a redirect that was not followed.
+    package var location: String? = nil
+
+    package init(status: Int, server: String?, body: [UInt8], latency: Duration, location: String? = nil) {
+        self.status = status
+        self.server = server
+        self.body = body
+        self.latency = latency
+        self.location = location
+    }
+}
+
+/// No answer came from the server, and why, in words.
+package struct HTTPFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    package let reason: String
+
+    package init(reason: String) {
+        self.reason = reason
+    }
+
+    package var description: String { reason }
+}

@@ -1,0 +1,417 @@
+import Foundation
+import KeepApp
+import KeepCore
+import KeepEngines
+import KeepFileStore
+import KeepPorts
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The checks of `keep doctor`: the data root and whether it is writable, files left in
+/// the store that are not values, the store and the settings file, the migration from
+/// `store.json`, unreadable chats, waiting drafts, the keychain, kept data and the engine.
+///
+/// It looks before it opens the store (opening it removes the temp files of writers that
+/// died, and those are worth reporting), changes nothing of the user's data, and never
+/// contacts a server. (Kept data, once there is some, is opened as at any launch: readings
+/// past their retention go, and after a key loss the notice is told, here as anywhere;
+/// before there is any, no key is made for it.)
+package enum Doctor {
+    /// Runs every check on what `composition` gives.
+    package static func examine(_ composition: Composition) async -> DoctorReport {
+        var checks: [DoctorReport.Check] = []
+        let root: String
+        do {
+            root = try composition.dataRoot()
+        } catch {
+            checks.append(
+                .init(
+                    "data root", .problem, error.description,
+                    advice: "set XDG_DATA_HOME or HOME to an absolute path"))
+            checks.append(await secretsCheck(composition))
+            return DoctorReport(dataRoot: nil, checks: checks)
+        }
+        checks.append(writable(root))
+        checks.append(contentsOf: namespacesWritable(root))
+        checks.append(contentsOf: leftovers(root))
+        let core: AppCore
+        switch await composition.boot() {
+        case .failed(let reason, let detail):
+            checks.append(
+                .init(
+                    "store", .problem, "\(reason.rawValue): \(detail)",
+                    advice: "check that \(root) and everything in it is readable and writable by you"))
+            checks.append(await secretsCheck(composition))
+            return DoctorReport(dataRoot: root, checks: checks)
+        case .ready(let ready):
+            core = ready
+        }
+        if let storage = try? await composition.storage() {
+            checks.append(await migration(root, storage))
+        }
+        checks.append(settingsCheck(core.settings))
+        checks.append(contentsOf: await chatsChecks(core.chats))
+        checks.append(await secretsCheck(composition, needsKey: KeyringChecks.needsKey(core)))
+        if let plaintext = KeyringChecks.plaintextKeys(root) { checks.append(plaintext) }
+        checks.append(await keptCheck(composition, root))
+        checks.append(await engineCheck(core, composition))
+        checks.append(contentsOf: await keyTransportChecks(core, composition))
+        checks.append(coreDumpCheck())
+        return DoctorReport(dataRoot: root, checks: checks)
+    }
+
+    // MARK: - The data root
+
+    /// Whether a file can be made in `root` (or, before the first write, in the nearest
+    /// directory above it that exists, where `root` will be made).
+    static func writable(_ root: String) -> DoctorReport.Check {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) else {
+            var parent = (root as NSString).deletingLastPathComponent
+            while !FileManager.default.fileExists(atPath: parent), parent != "/" {
+                parent = (parent as NSString).deletingLastPathComponent
+            }
+            guard access(parent, W_OK) == 0 else {
+                return .init(
+                    "data root", .problem,
+                    "\(root) does not exist yet, and \(parent) is not writable: "
+                        + StorageError.system("access", path: parent, errno: errno).description,
+                    advice: "make \(root) yourself, or set XDG_DATA_HOME to a directory you can write")
+            }
+            return .init("data root", .ok, "\(root) does not exist yet; it is made at the first write")
+        }
+        guard isDirectory.boolValue else {
+            return .init(
+                "data root", .problem, "\(root) is not a directory", advice: "move that file away, then run keep again")
+        }
+        // A real block written and flushed, not a permission bit: a read-only mount, and a
+        // full disk (which still lets an empty file be made), show here.
+        if let failure = probeWrite(in: root, bytes: 4096) {
+            return .init(
+                "data root", .problem, "\(root) cannot be written: \(failure)",
+                advice: failure.code == .full
+                    ? "free some space on the disk holding \(root); keep writes nothing until there is room"
+                    : "make \(root) writable by you (chmod u+rwx)")
+        }
+        return .init("data root", .ok, "\(root) exists, and a block written there reached the disk")
+    }
+
+    /// Each namespace directory the store would write into, checked with a real file made
+    /// and removed there: a directory keep may not write, or one that is a symbolic link
+    /// (never followed), is a problem before the first write to it fails. One not made yet
+    /// is made by the first write, in the data root checked above.
+    static func namespacesWritable(_ root: String) -> [DoctorReport.Check] {
+        var problems: [String] = []
+        for namespace in Namespace.allCases {
+            let directory = ((root as NSString).appendingPathComponent("store") as NSString)
+                .appendingPathComponent(namespace.rawValue)
+            var status = stat()
+            guard lstat(directory, &status) == 0 else { continue }  // not made yet
+            if status.st_mode & S_IFMT == S_IFLNK {
+                problems.append("store/\(namespace.rawValue) is a symbolic link, which keep never follows")
+            } else if status.st_mode & S_IFMT != S_IFDIR {
+                problems.append("store/\(namespace.rawValue) is not a directory")
+            } else if let failure = probeWrite(in: directory, bytes: 0) {
+                problems.append("store/\(namespace.rawValue) cannot be written: \(failure)")
+            }
+        }
+        guard !problems.isEmpty else { return [.init("namespaces", .ok, "each one keep writes is writable")] }
+        return [
+            .init(
+                "namespaces", .problem, problems.joined(separator: "; "),
+                advice: "make them directories you can write (chmod u+rwx), or move them away so keep makes them anew")
+        ]
+    }
+
+    /// Makes a file in `directory`, writes `bytes` zero bytes to it and flushes it, then
+    /// removes it; the failure, or `nil` when all of it worked. The name starts with `.`,
+    /// which no id encodes to, so a probe a crash leaves behind is never read as a value.
+    static func probeWrite(in directory: String, bytes: Int) -> StorageError? {
+        let probe = (directory as NSString).appendingPathComponent(".keep-doctor-\(UInt32.random(in: 0...UInt32.max))")
+        let descriptor = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return .system("open", path: probe, errno: errno) }
+        defer { unlink(probe) }
+        var failure: StorageError?
+        let block = [UInt8](repeating: 0, count: bytes)
+        let written = block.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if written < 0 {
+            failure = .system("write", path: probe, errno: errno)
+        } else if written < bytes {
+            failure = StorageError(
+                code: .full, operation: "write", path: probe, reason: "the disk took only part of a block")
+        } else if fsync(descriptor) != 0 {
+            failure = .system("fsync", path: probe, errno: errno)
+        }
+        if close(descriptor) != 0, failure == nil { failure = .system("close", path: probe, errno: errno) }
+        return failure
+    }
+
+    /// Files in the store's namespace directories that are not values: temp files of
+    /// interrupted writes (a name starting with `.`, which no id encodes to) and files keep
+    /// did not write (a name no id encodes to). Both are never listed or read as values.
+    static func leftovers(_ root: String) -> [DoctorReport.Check] {
+        var temps: [String] = []
+        var foreign: [String] = []
+        for namespace in Namespace.allCases {
+            let directory = "store/\(namespace.rawValue)"
+            let names =
+                (try? FileManager.default.contentsOfDirectory(
+                    atPath: (root as NSString).appendingPathComponent(directory))) ?? []
+            for name in names.sorted() {
+                if name.hasPrefix(".") {
+                    temps.append("\(directory)/\(name)")
+                } else if IdEncoding.id(fromFileName: name) == nil {
+                    foreign.append("\(directory)/\(name)")
+                }
+            }
+        }
+        var checks: [DoctorReport.Check] = [
+            temps.isEmpty
+                ? .init("temp files", .ok, "none left by interrupted writes")
+                : .init(
+                    "temp files", .note,
+                    "\(temps.count) left by interrupted writes (\(list(temps))); never read as values, "
+                        + "and removed when keep opens the store unless a write is still running")
+        ]
+        if !foreign.isEmpty {
+            checks.append(
+                .init(
+                    "other files", .note,
+                    "\(Plural.of(foreign.count, "file")) in the store that keep did not write (\(list(foreign))); "
+                        + "they are never read and left alone"))
+        }
+        return checks
+    }
+
+    // MARK: - The store's contents
+
+    static func migration(_ root: String, _ storage: any StoragePort) async -> DoctorReport.Check {
+        let legacy = (root as NSString).appendingPathComponent("store.json")
+        guard FileManager.default.fileExists(atPath: legacy) else {
+            return .init("migration", .ok, "no store.json from an older build")
+        }
+        let text = try? await storage.read(MigrationMarker.key)
+        guard let text else {
+            return .init(
+                "migration", .problem, "store.json has not been fully copied into the file store yet",
+                advice: "keep retries at every launch; the warning it prints says which value failed")
+        }
+        let marker = MigrationMarker(reading: text)
+        guard marker.skipped.isEmpty else {
+            return .init(
+                "migration", .note,
+                "store.json was copied into the file store (\(marker.finished)), except \(marker.skipped.count) "
+                    + "values that can never be copied: " + list(marker.skipped, separator: "; ")
+                    + "; store.json keeps them, unchanged, and the copy is not tried again")
+        }
+        return .init(
+            "migration", .ok, "store.json was copied into the file store (\(marker.finished)); it is kept, unchanged")
+    }
+
+    static func settingsCheck(_ settings: SettingsStore) -> DoctorReport.Check {
+        switch settings.health {
+        case .unreadable:
+            return .init(
+                "settings file", .problem, settings.health.description,
+                advice: "fix store/settings/settings by hand, or change any setting to keep it aside and start afresh "
+                    + "(a symbolic link, or a file you may not read, is never written through: replace it with a "
+                    + "regular file of your own)")
+        case .keptAside:
+            return .init("settings file", .note, settings.health.description)
+        case .fine:
+            guard settings.refusals.isEmpty else {
+                return .init(
+                    "settings file", .problem,
+                    (settings.refusals.count == 1 ? "1 field is" : "\(settings.refusals.count) fields are")
+                        + " not used: " + settings.refusals.map(\.description).joined(separator: "; "),
+                    advice: "fix them in store/settings/settings, or set them with `keep settings set`")
+            }
+            return .init("settings file", .ok, "fine")
+        }
+    }
+
+    static func chatsChecks(_ chats: ChatRepository) async -> [DoctorReport.Check] {
+        let listing: ChatListing
+        do {
+            listing = try await chats.scan()
+        } catch {
+            return [.init("chats", .problem, "the chats cannot be listed: \(error)")]
+        }
+        var checks: [DoctorReport.Check] = []
+        if listing.unreadable.isEmpty {
+            let summary =
+                switch listing.chats.count {
+                case 0: "no chats yet"
+                case 1: "1 chat, readable"
+                case let count: "\(count) chats, all readable"
+                }
+            checks.append(.init("chats", .ok, summary))
+        } else {
+            checks.append(
+                .init(
+                    "chats", .problem,
+                    "\(listing.unreadable.count) of \(Plural.of(listing.chats.count + listing.unreadable.count, "chat")) cannot be "
+                        + "read: " + list(listing.unreadable.map(\.description), separator: "; "),
+                    advice: "they are left as they are; fix the files under store/chats, or remove them with "
+                        + "`keep chats rm ID`"))
+        }
+        if let drafts = try? await chats.draftIds() {
+            var unreadable: [String] = []
+            for id in drafts {
+                do throws(ChatError) {
+                    _ = try await chats.draft(for: id)
+                } catch {
+                    unreadable.append(error.description)
+                }
+            }
+            if !unreadable.isEmpty {
+                checks.append(
+                    .init(
+                        "draft files", .problem, list(unreadable, separator: "; "),
+                        advice: "each is left as it is; fix it under store/drafts, or remove it with "
+                            + "`keep store rm drafts ID` to ask in that chat again"))
+            }
+        }
+        if let drafts = try? await chats.draftIds(), !drafts.isEmpty {
+            checks.append(
+                .init(
+                    "drafts", .note,
+                    (drafts.count == 1 ? "1 question waits" : "\(drafts.count) questions wait")
+                        + " for an answer (\(list(drafts))); open the chat to ask again"))
+        }
+        return checks
+    }
+
+    // MARK: - Keys and engine
+
+    /// The keychain; see ``KeyringChecks/secrets(_:needsKey:)``. Without the settings
+    /// (`needsKey` unknown), a keychain that cannot be used is a problem.
+    static func secretsCheck(_ composition: Composition, needsKey: Bool = true) async -> DoctorReport.Check {
+        KeyringChecks.secrets(await composition.secrets(), needsKey: needsKey)
+    }
+
+    /// Where kept data lives and what is in it, or why nothing is kept.
+    static func keptCheck(_ composition: Composition, _ root: String) async -> DoctorReport.Check {
+        let kept: KeptData
+        do {
+            kept = try await composition.kept(creating: false)
+        } catch {
+            return .init("kept data", .problem, "nothing can be sealed, not even in memory: \(error)")
+        }
+        switch kept.status {
+        case .notYet:
+            return .init("kept data", .ok, kept.status.summary)
+        case .kept:
+            var detail = kept.status.summary
+            if let servers = try? await kept.engines.servers() {
+                detail += "; \(Plural.of(servers.count, "server")) read"
+            }
+            if let retention = try? await kept.engines.retention() { detail += "; readings kept \(retention)" }
+            // Opening kept data ran SQLite's quick check on the file, read-only, first.
+            detail += "; SQLite's quick check finds nothing wrong"
+            let problems = kept.launches.flatMap(\.problems)
+            if let notice = kept.notice { return .init("kept data", .note, "\(notice) Now \(detail)") }
+            guard problems.isEmpty else {
+                return .init(
+                    "kept data", .note,
+                    detail + "; left as they are, unread: " + list(problems.map(\.description), separator: "; "))
+            }
+            return .init("kept data", .ok, detail)
+        case .notKept(.noSecureStore):
+            // The secrets check above says how to get a keyring.
+            return .init("kept data", .note, kept.status.summary)
+        case .notKept(.keyStoreUnavailable):
+            return .init(
+                "kept data", .problem, kept.status.summary,
+                advice: "unlock the keyring (or start it), then run keep again; what was kept is still there")
+        case .failed:
+            return .init(
+                "kept data", .problem, kept.status.summary,
+                advice: "check that \(root)/kept.sqlite is readable and writable by you; moving it away starts kept "
+                    + "data afresh (only readings, markers and preferences are lost)")
+        }
+    }
+
+    /// The engine `core` answers with, checked for what its row in ``EngineCatalog`` says
+    /// it needs: nothing (offline), a server, a key.
+    package static func engineCheck(_ core: AppCore, _ composition: Composition) async -> DoctorReport.Check {
+        guard let kind = EngineCatalog.kind(core.engineId) else {
+            return .init(
+                "engine", .problem, "there is no engine called \(StorageError.quoted(core.engineId))",
+                advice: "keep settings set engineId \(EngineCatalog.defaultKind.id)")
+        }
+        guard kind.needs.contains(.server) else {
+            return .init("engine", .ok, "\(kind.id) (offline; no server, no key)")
+        }
+        let settings = core.settings
+        let server =
+            "\(kind.id): \(settings.value(SettingRegistry.model.key)?.description ?? "") at "
+            + (settings.value(SettingRegistry.baseUrl.key)?.description ?? "")
+        guard kind.needs.contains(.key) else { return .init("engine", .ok, server + "; no key is sent") }
+        guard let ref = try? SettingRegistry.apiKeyRef(settings) else {
+            return .init("engine", .problem, server + "; keySlot or keyAccount names no key")
+        }
+        return KeyringChecks.engineKey(
+            await composition.secrets().presence(of: ref), ref: ref, server: server,
+            needsKey: KeyringChecks.needsKey(core))
+    }
+
+    // MARK: - The network edge
+
+    /// Whether the remote engine's key would go over plain http to a host that is not this
+    /// machine (``CleartextRule``): a problem unless the user allowed that host by name
+    /// (`keyOverHttpHosts`), which is a note. Nothing when no key is stored or the engine is
+    /// not the remote one.
+    static func keyTransportChecks(_ core: AppCore, _ composition: Composition) async -> [DoctorReport.Check] {
+        let settings = core.settings
+        guard EngineCatalog.kind(core.engineId)?.needs.contains(.key) == true,
+            let base = settings.value(SettingRegistry.baseUrl.key)?.string, let url = URL(string: base),
+            let ref = try? SettingRegistry.apiKeyRef(settings),
+            (try? await composition.secrets().secrets.has(ref)) == true
+        else { return [] }
+        switch CleartextRule.verdict(
+            for: url, sendsKey: true, allowedHosts: SettingRegistry.keyOverHttpHostsIn(settings))
+        {
+        case .fine:
+            return []
+        case .allowedByName(let host):
+            return [
+                .init(
+                    "key over http", .note,
+                    "the key in \(ref) goes over plain http to \(host), as keyOverHttpHosts allows; "
+                        + "anyone on that network can read it")
+            ]
+        case .refused(let host):
+            return [
+                .init(
+                    "key over http", .problem,
+                    "baseUrl is plain http to \(host), which is not this machine, and a key is stored in \(ref): "
+                        + "keep refuses to send it, so the remote engine cannot ask",
+                    advice: "use an https:// baseUrl; or remove the key (keep key rm \(ref.slot.rawValue)); or, on a "
+                        + "network you trust, keep settings set keyOverHttpHosts \(host)")
+            ]
+        }
+    }
+
+    /// Whether this keep can dump core (and so write a key it holds to a file).
+    static func coreDumpCheck() -> DoctorReport.Check {
+        guard let exposure = ProcessGuard.coreDumpExposure() else {
+            return .init("core dumps", .ok, "keep cannot dump core, so a key it holds never lands in a core file")
+        }
+        return .init(
+            "core dumps", .problem, "keep could dump core (\(exposure)), writing a key it holds to a file",
+            advice: "run keep where prctl and setrlimit are allowed")
+    }
+
+    /// Up to five items, then how many more.
+    private static func list(_ items: [String], separator: String = ", ") -> String {
+        let shown = items.prefix(5).joined(separator: separator)
+        return items.count > 5 ? shown + "\(separator)and \(items.count - 5) more" : shown
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import KeepEngines
+import Synchronization
+
+/// The engines module's HTTP port, answering as a test tells it to and remembering every
+/// request (the URL and the key it carried).
+package final class ScriptedServer: ServerHTTPPort {
+    package enum Reply: Sendable {
+        /// `200` with an OpenAI-compatible model list.
+        case models([String])
+        /// Any status with any body.
+        case answer(status: Int, body: String)
+        /// No answer at all.
+        case unreachable(String)
+    }
+
+    package struct Request: Sendable, Equatable {
+        package let url: URL
+        package let apiKey: String?
+    }
+
+    private let state: Mutex<(reply: Reply, requests: [Request])>
+    package let says: String?
+
+    package init(_ reply: Reply, says: String? = "scripted-server/1.0") {
+        state = Mutex((reply, []))
+        self.says = says
+    }
+
+    package func answer(_ reply: Reply) {
+        state.withLock { $0.reply = reply }
+    }
+
+    package var requests: [Request] { state.withLock { $0.requests } }
+
+    package func get(_ url: URL, apiKey: String?) throws(HTTPFailure) -> HTTPAnswer {
+        let reply = state.withLock { state in
+            state.requests.append(Request(url: url, apiKey: apiKey))
+            return state.reply
+        }
+        switch reply {
+        case .models(let ids):
+            let entries = ids.map { #"{"id":\#(String(reflecting: $0)),"object":"model","owned_by":"test"}"# }
+            let body = #"{"object":"list","data":[\#(entries.joined(separator: ","))]}"#
+            return HTTPAnswer(status: 200, server: says, body: Array(body.utf8), latency: .milliseconds(12))
+        case .answer(let status, let body):
+            return HTTPAnswer(status: status, server: says, body: Array(body.utf8), latency: .milliseconds(3))
+        case .unreachable(let reason):
+            throw HTTPFailure(reason: reason)
+        }
+    }
+}
