@@ -75,6 +75,9 @@ package struct TurnRunner: Sendable {
     /// answer is recorded with the model and server that gave it and the server's token
     /// count; a system prompt given for this turn becomes the chat's own in the same write.
     ///
+    /// Once the task is cancelled (Ctrl-C), `receive` hears no more: a piece the engine had
+    /// already read is not shown after the user stopped the answer.
+    ///
     /// Throws ``TurnError/engine(_:chatId:)`` when no complete answer came (cancelled
     /// included) and ``TurnError/notRecorded(_:chatId:)`` when it could not be stored; in
     /// both cases the question stays as the chat's draft.
@@ -89,7 +92,7 @@ package struct TurnRunner: Sendable {
         do {
             reply = try await engine.answer(
                 to: (system ?? []) + chat.messages + [ChatMessage(role: .user, text: question, time: now())],
-                options: options.engine, receive: receive)
+                options: options.engine, receive: { piece in if !Task.isCancelled { receive(piece) } })
         } catch {
             throw .engine(error, chatId: id)
         }
