@@ -32,6 +32,8 @@ enum KeyCommand {
 
     static let status = Command(
         "status", summary: "Say whether a key is stored, none is, or the keyring cannot tell (never show it)",
+        help: "With no SLOT: each slot's default account, and the key the settings keySlot and keyAccount "
+            + "choose, whatever its account.",
         examples: [
             "keep key status openai --json": "Say as JSON whether the OpenAI key is stored:"
         ],
@@ -93,7 +95,14 @@ enum KeyCommand {
         let accountName = invocation.arguments.value(account.name) ?? "default"
         let slots: [SecretSlot] = try invocation.positional(0).map { [try slot($0)] } ?? SecretSlot.allCases
         let backend = await invocation.composition.secrets()
-        let refs = slots.map { SecretRef($0, account: accountName) }
+        var refs = slots.map { SecretRef($0, account: accountName) }
+        // Without SLOT or --account, the key the settings choose is listed too, in any account.
+        if invocation.positional(0) == nil, invocation.arguments.value(account.name) == nil,
+            case .ready(let core) = await invocation.composition.boot(),
+            let chosen = try? SettingRegistry.apiKeyRef(core.settings), !refs.contains(chosen)
+        {
+            refs.append(chosen)
+        }
         var presences: [(SecretRef, KeyPresence)] = []
         for ref in refs { presences.append((ref, await backend.presence(of: ref))) }
         let report = KeyStatusReport.make(presences, backend: backend)
