@@ -49,7 +49,9 @@ enum SettingsCommand {
         let width = report.settings.map(\.key.count).max() ?? 0
         var text = ""
         // Each section once, in the order its first setting comes, with its settings under it.
-        let sections = report.settings.reduce(into: [String]()) { if !$0.contains($1.section) { $0.append($1.section) } }
+        let sections = report.settings.reduce(into: [String]()) {
+            if !$0.contains($1.section) { $0.append($1.section) }
+        }
         for section in sections {
             text += "\(section)\n"
             for row in report.settings where row.section == section { text += line(row, width: width) }
