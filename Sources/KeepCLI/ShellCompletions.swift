@@ -46,12 +46,7 @@ package enum ShellCompletions {
             if !node.valued.isEmpty {
                 script += "        _keep_valued=\(shellQuoted(node.valued.joined(separator: " ")))\n"
             }
-            if !node.positionals.isEmpty {
-                script +=
-                    "        _keep_args=(\(node.positionals.map { shellQuoted(kind($0)) }.joined(separator: " ")))\n"
-            }
-            if node.rest != .none { script += "        _keep_rest=\(shellQuoted(kind(node.rest)))\n" }
-            script += "        ;;\n"
+            script += positionals(node, indent: "        ") + "        ;;\n"
         }
         script += """
                 esac
@@ -62,13 +57,7 @@ package enum ShellCompletions {
                 case "$1|$2" in
 
             """
-        for node in nodes {
-            for option in node.options {
-                guard let value = option.value, value != .none else { continue }
-                let cases = option.names.map { shellQuoted("\(node.path)|\($0)") }.joined(separator: " | ")
-                script += "    \(cases)) echo \(shellQuoted(kind(value))) ;;\n"
-            }
-        }
+        script += optionKinds(nodes, printing: "echo")
         script += """
                 esac
             }
@@ -167,12 +156,7 @@ package enum ShellCompletions {
             let options = node.options.flatMap { option in option.names.map { shellQuoted("\($0):\(option.help)") } }
             script += "      _keep_opts=(\(options.joined(separator: " ")))\n"
             if !node.valued.isEmpty { script += "      _keep_valued=(\(node.valued.joined(separator: " ")))\n" }
-            if !node.positionals.isEmpty {
-                script +=
-                    "      _keep_args=(\(node.positionals.map { shellQuoted(kind($0)) }.joined(separator: " ")))\n"
-            }
-            if node.rest != .none { script += "      _keep_rest=\(shellQuoted(kind(node.rest)))\n" }
-            script += "      ;;\n"
+            script += positionals(node, indent: "      ") + "      ;;\n"
         }
         script += """
               esac
@@ -183,13 +167,7 @@ package enum ShellCompletions {
               case "$1|$2" in
 
             """
-        for node in nodes {
-            for option in node.options {
-                guard let value = option.value, value != .none else { continue }
-                let cases = option.names.map { shellQuoted("\(node.path)|\($0)") }.joined(separator: " | ")
-                script += "    \(cases)) print -r -- \(shellQuoted(kind(value))) ;;\n"
-            }
-        }
+        script += optionKinds(nodes, printing: "print -r --")
         script += """
               esac
             }
@@ -249,6 +227,32 @@ package enum ShellCompletions {
 
             """
         return script
+    }
+
+    /// A node's `_keep_args` (what each positional completes to) and `_keep_rest` lines, for
+    /// bash and zsh alike; empty for a command that takes no positional.
+    private static func positionals(_ node: CompletionNode, indent: String) -> String {
+        var lines = ""
+        if !node.positionals.isEmpty {
+            lines += indent + "_keep_args=(\(node.positionals.map { shellQuoted(kind($0)) }.joined(separator: " ")))\n"
+        }
+        if node.rest != .none { lines += indent + "_keep_rest=\(shellQuoted(kind(node.rest)))\n" }
+        return lines
+    }
+
+    /// `_keep_option_kind`'s arms, for bash and zsh alike: each option that takes a value
+    /// whose completion is known, under every name it goes by, prints that completion's kind
+    /// with `printing` (`echo`, zsh's `print -r --`).
+    private static func optionKinds(_ nodes: [CompletionNode], printing: String) -> String {
+        var arms = ""
+        for node in nodes {
+            for option in node.options {
+                guard let value = option.value, value != .none else { continue }
+                let cases = option.names.map { shellQuoted("\(node.path)|\($0)") }.joined(separator: " | ")
+                arms += "    \(cases)) \(printing) \(shellQuoted(kind(value))) ;;\n"
+            }
+        }
+        return arms
     }
 
     // MARK: - fish
