@@ -15,8 +15,8 @@ enum HelpTopics {
               store/settings/settings
                                  the settings, JSON you may edit; never a key
               store/cache/       bookkeeping: the one-time migration's done-marker
-              chat-index.sqlite  a cache of the chats, their text too, for listing and
-                                 search; deleting it loses nothing
+              chat-index.sqlite  a cache of the chats' titles and of what search needs;
+                                 deleting it loses nothing
               history            the lines typed at the chat's prompt (chatHistory)
               store.lock         held while a turn or a setting is written
               kept.sqlite        what keep read from servers, sealed under a key in
