@@ -30,27 +30,25 @@ package enum TextWrap {
         return lines.joined(separator: "\n")
     }
 
-    /// One paragraph as lines of at most `width` columns, every line after the first
-    /// starting with `indent` spaces (a hanging indent, as an option's help under its
-    /// column).
-    package static func wrapped(_ paragraph: String, width: Int = width, indent: Int = 0) -> [String] {
-        wrapped(words: paragraph.split(separator: " ").map(String.init), width: width, indent: indent)
+    /// One paragraph as lines of at most `width` columns.
+    package static func wrapped(_ paragraph: String, width: Int = width) -> [String] {
+        wrapped(words: paragraph.split(separator: " ").map(String.init), width: width)
     }
 
     /// `words` set one after another, a space between, in lines of at most `width` columns
-    /// (a word that is longer stands alone), every line after the first starting with
-    /// `indent` spaces. A word may hold spaces: a usage line's `[--chat ID]` is one.
-    package static func wrapped(words: [String], width: Int = width, indent: Int = 0) -> [String] {
+    /// (a word that is longer stands alone). A word may hold spaces: a usage line's
+    /// `[--chat ID]` is one.
+    package static func wrapped(words: [String], width: Int = width) -> [String] {
         var lines: [String] = []
         var line = ""
         for word in words {
             if line.isEmpty {
-                line = String(word)
+                line = word
             } else if line.count + 1 + word.count <= width {
                 line += " " + word
             } else {
                 lines.append(line)
-                line = String(repeating: " ", count: indent) + word
+                line = word
             }
         }
         if !line.isEmpty || lines.isEmpty { lines.append(line) }
