@@ -29,9 +29,9 @@ import KeepSQLite
 ///
 /// A listing indexes summaries only, so it never waits for the search half; a search
 /// indexes the trigrams of every chat not yet indexed, reading each chat once, a batch at
-/// a time (``batchChats`` chats or ``batchBytes`` of text, whichever comes first), one
-/// transaction per batch: interrupted, it keeps the batches it finished, and the next
-/// search goes on from there. ``progress`` hears how far it got after each batch.
+/// a time (``Limits``), one transaction per batch: interrupted, it keeps the batches it
+/// finished, and the next search goes on from there. `progress` hears how far it got after
+/// each batch.
 ///
 /// What it holds is sealed as the chats are (``ChatIndexSealing``): titles and postings
 /// sealed, tokens a keyed hash. The file is created readable by its owner only.
@@ -45,14 +45,23 @@ package struct ChatIndex: Sendable {
     private let repository: ChatRepository
     private let sealing: any ChatIndexSealing
     private let progress: (@Sendable (_ done: Int, _ total: Int) -> Void)?
+    private let limits: Limits
 
-    /// The most chats indexed in one batch.
-    static let batchChats = 2048
-    /// The most text, in bytes, indexed in one batch: what bounds a rebuild's memory.
-    static let batchBytes = 24 << 20
-    /// Up to this many chats changed since the last look, a listing indexes their trigrams
-    /// too (they are read anyway); past it, it leaves them to the next search.
-    static let inlineText = 64
+    /// How much one batch of indexing takes, and how many changed chats a listing indexes
+    /// the text of as it reads them.
+    package struct Limits: Sendable {
+        /// The most chats indexed in one batch.
+        package var batchChats = 2048
+        /// The most text, in bytes, indexed in one batch: what bounds a rebuild's memory.
+        package var batchBytes = 24 << 20
+        /// Up to this many chats changed since the last look, a listing indexes their
+        /// trigrams too (it reads them anyway), one delta each; past it, it leaves them to
+        /// the next search, which indexes them in batches.
+        package var inlineText = 64
+
+        /// The limits keep runs with.
+        package init() {}
+    }
 
     /// The index of the chats of the file store under `root`, read through `repository`
     /// (a repository over that same store), keeping what it holds as `sealing` says;
@@ -60,8 +69,9 @@ package struct ChatIndex: Sendable {
     /// are done.
     package init(
         root: String, repository: ChatRepository, sealing: any ChatIndexSealing = PlainChatIndexing(),
-        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil, limits: Limits = Limits()
     ) {
+        self.limits = limits
         self.root = root
         self.repository = repository
         self.sealing = sealing
@@ -251,7 +261,7 @@ package struct ChatIndex: Sendable {
         var postings = Postings()
         var textBytes = 0
 
-        var isFull: Bool { rows.count >= ChatIndex.batchChats || textBytes >= ChatIndex.batchBytes }
+        func isFull(_ limits: Limits) -> Bool { rows.count >= limits.batchChats || textBytes >= limits.batchBytes }
     }
 
     /// One pass: the index held against the stamps, the changed chats read again a batch at
@@ -269,9 +279,9 @@ package struct ChatIndex: Sendable {
         let stale = known.stale
         // Text is indexed when a search wants it, or when there is so little of it that a
         // listing may as well (it reads those chats anyway).
-        let indexText = withText || stale.count <= Self.inlineText
+        let indexText = withText || stale.count <= limits.inlineText
         // Many chats at once go into batches of postings; a few, into a delta each.
-        let inBatches = stale.count > Self.inlineText
+        let inBatches = stale.count > limits.inlineText
         var newNumbers = stale.lazy.filter { $0.entry == nil }.count
         var nextNumber: UInt32 = 0
         if newNumbers > 0 {
@@ -342,7 +352,7 @@ package struct ChatIndex: Sendable {
                 ))
             chats.append(summary)
             numbers[id] = number
-            if batch.isFull {
+            if batch.isFull(limits) {
                 try await write(batch, removing: [], in: index.database)
                 done += batch.rows.count
                 progress?(done, stale.count)
@@ -352,7 +362,7 @@ package struct ChatIndex: Sendable {
         if !batch.rows.isEmpty || !gone.isEmpty {
             try await write(batch, removing: gone, in: index.database)
             done += batch.rows.count
-            if done > 0, stale.count > Self.inlineText { progress?(done, stale.count) }
+            if done > 0, inBatches { progress?(done, stale.count) }
         }
         return Refreshed(
             listing: ChatSummaryListing(chats: chats, unreadable: unreadable), numbers: numbers,

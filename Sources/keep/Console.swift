@@ -63,6 +63,16 @@ struct Console: Sendable {
         err("keep: \(TerminalText.neutralised(message))\n")
     }
 
+    /// Whether standard error is a terminal.
+    let errorIsTerminal = isatty(STDERR_FILENO) == 1
+
+    /// One line about the turn on standard error, dim on a terminal (unless `NO_COLOR`):
+    /// what keep did on the user's behalf, such as turns left out of a request.
+    func note(_ text: String) {
+        let line = TerminalText.neutralised(text)
+        err(errorIsTerminal && !noColor ? "\u{1B}[2m\(line)\u{1B}[0m\n" : line + "\n")
+    }
+
     /// `keep: warning: message`, one line on standard error, neutralised as ``error(_:)``.
     func warning(_ message: String) {
         err("keep: warning: \(TerminalText.neutralised(message))\n")

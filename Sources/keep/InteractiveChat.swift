@@ -17,8 +17,13 @@ import KeepTerminal
 /// prompt, and what is said about the chat goes to standard error.
 struct InteractiveChat {
     let console: Console
-    let runner: TurnRunner
-    let engine: any ChatEngine
+    private(set) var runner: TurnRunner
+    private(set) var engine: any ChatEngine
+    /// The servers, aliases and roles `/server`, `/model` and `/role` choose from; `nil` for none.
+    var book: ServerBook?
+    /// Builds the engine and the turn runner for another server (`/server`); `nil` when
+    /// the chat cannot switch.
+    var switchTo: (@Sendable (TurnChoice) async throws -> (any ChatEngine, TurnRunner))?
     /// Where the lines typed are kept across launches; `nil` when history is off.
     let history: QuestionHistory?
     /// Whether answers are shown as they came rather than rendered (`--raw`).
@@ -88,7 +93,9 @@ struct InteractiveChat {
 
     private var engineName: String {
         guard let remote = engine as? RemoteEngine else { return "echo engine (offline)" }
-        return "remote engine: \(options.engine.model ?? remote.model) at \(remote.displayURL)"
+        let role = options.role.map { " · role \($0)" } ?? ""
+        return "remote engine: \(options.engine.model ?? remote.model) at \(remote.displayURL) "
+            + "(server \(remote.server.name))\(role)"
     }
 
     /// Reads and handles lines until end of input or `/quit`.
@@ -223,6 +230,16 @@ struct InteractiveChat {
             await chat.turnOption("/model", words.dropFirst().joined(separator: " "))
             return true
         },
+        SlashCommand(name: "/server", arguments: "[NAME]", summary: "show the servers, or ask NAME from now on") {
+            chat, words in
+            await chat.chooseServer(words.count > 1 ? words[1] : nil)
+            return true
+        },
+        SlashCommand(name: "/role", arguments: "[NAME]", summary: "show the roles, or ask in NAME from now on") {
+            chat, words in
+            await chat.chooseRole(words.count > 1 ? words[1] : nil)
+            return true
+        },
         SlashCommand(
             name: "/system", arguments: "[TEXT]",
             summary: "show the system prompt, or give this chat its own from the next question"
@@ -316,8 +333,15 @@ struct InteractiveChat {
         let printer = AnswerPrinter(console, raw: raw)
         printer.waiting()
         let options = options
+        let console = console
         let answering = Task { () async throws(TurnError) -> Chat in
-            try await runner.answer(question, in: session, options: options) { printer.print($0) }
+            try await runner.answer(
+                question, in: session, options: options,
+                leftOut: { count in
+                    printer.finishLine()
+                    console.note(TurnFlags.leftOutLine(count))
+                }
+            ) { printer.print($0) }
         }
         interrupts.onInterrupt { answering.cancel() }
         let result = await answering.result
@@ -342,6 +366,13 @@ struct InteractiveChat {
                 say("Model: \(options.engine.model ?? setting ?? "none (the echo engine has no models)")")
                 return
             }
+            // An alias or SERVER/MODEL moves to that server too.
+            if let book, let choice = try? book.choose(server: nil, model: value, role: nil), choice.named {
+                guard await switchServer(choice) else { return }
+                options.engine.model = choice.model
+                say("The next questions ask \(engineName).")
+                return
+            }
             options.engine.model = value
             say("The next questions ask the model \(TerminalText.neutralised(value)).")
             return
@@ -355,5 +386,84 @@ struct InteractiveChat {
         }
         options.system = value
         say("The next questions are asked with that system prompt; it is kept as the chat's own.")
+    }
+
+    /// `/server`: with `name`, asks that server from now on (its own model); without, lists
+    /// the servers, the one asked marked.
+    private mutating func chooseServer(_ name: String?) async {
+        guard let book else {
+            say("No servers to choose from.")
+            return
+        }
+        guard let name else {
+            let asked = (engine as? RemoteEngine)?.server.name
+            for server in book.servers {
+                say(
+                    "\(server.name == asked ? "*" : " ") \(server.name)  \(server.wire.rawValue)  \(server.model)  \(server.url)"
+                )
+            }
+            return
+        }
+        let choice: TurnChoice
+        do {
+            choice = try book.choose(server: name, model: nil, role: nil)
+        } catch {
+            console.error(error.message)
+            return
+        }
+        guard await switchServer(choice) else { return }
+        options.engine.model = nil
+        say("The next questions ask \(engineName).")
+    }
+
+    /// `/role`: with `name`, asks in that role from now on (its system prompt, kept as the
+    /// chat's own, and its model and temperature when it has them); without, lists the roles.
+    private mutating func chooseRole(_ name: String?) async {
+        guard let book else {
+            say("No roles to choose from.")
+            return
+        }
+        guard let name else {
+            let roles = book.profiles.roles
+            if roles.isEmpty { say("No roles yet: keep roles add NAME --system TEXT makes one.") }
+            for role in roles {
+                say("\(role.name == options.role ? "*" : " ") \(role.name)  \(role.system)")
+            }
+            return
+        }
+        let choice: TurnChoice
+        do {
+            let asked = (engine as? RemoteEngine)?.server.name
+            choice = try book.choose(server: nil, model: nil, role: name)
+            if choice.named, choice.server.name != asked {
+                guard await switchServer(choice) else { return }
+            }
+        } catch {
+            console.error("\(error)")
+            return
+        }
+        guard let role = choice.role else { return }
+        options.role = role.name
+        options.system = role.system
+        if let model = choice.model { options.engine.model = model }
+        if let temperature = role.temperature { options.engine.temperature = temperature }
+        say(
+            "The next questions are asked in the role \(role.name) (\(engineName)); its system prompt is kept as the chat's own."
+        )
+    }
+
+    /// Moves the chat to `choice`'s server; `false`, saying why, when it cannot.
+    private mutating func switchServer(_ choice: TurnChoice) async -> Bool {
+        guard let switchTo else {
+            say("This chat cannot change servers.")
+            return false
+        }
+        do {
+            (engine, runner) = try await switchTo(choice)
+            return true
+        } catch {
+            console.error("\(error)")
+            return false
+        }
     }
 }

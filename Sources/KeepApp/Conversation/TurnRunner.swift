@@ -10,7 +10,7 @@ import KeepPorts
 /// A turn has two steps. ``begin(_:in:)`` keeps the question as the chat's draft, so a
 /// crash, a kill or a failed answer leaves it to be offered again; for a new chat it also
 /// claims the id, under the ``StoreLock``, so ids are unique across processes (the draft is
-/// the claim). ``answer(_:in:options:receive:)`` asks the engine with the lock *not* held,
+/// the claim). ``answer(_:in:options:leftOut:receive:)`` asks the engine with the lock *not* held,
 /// then takes the lock, reads the chat afresh, appends the question and the answer in one
 /// write, and clears the draft: two processes answering in the same chat each add their
 /// turn, and neither loses the other's. The chat answered last is found in the chat index
@@ -81,18 +81,27 @@ package struct TurnRunner: Sendable {
     /// Throws ``TurnError/engine(_:chatId:)`` when no complete answer came (cancelled
     /// included) and ``TurnError/notRecorded(_:chatId:)`` when it could not be stored; in
     /// both cases the question stays as the chat's draft.
+    ///
+    /// A conversation that would pass the engine's context budget is sent without its oldest
+    /// turns (``ContextBudget``; the chat keeps them all), and `leftOut` is told how many, before
+    /// anything is sent.
     package func answer(
         _ question: String, in session: ChatSession, options: TurnOptions = TurnOptions(),
-        receive: @escaping @Sendable (String) -> Void
+        leftOut: @Sendable (Int) -> Void = { _ in }, receive: @escaping @Sendable (String) -> Void
     ) async throws(TurnError) -> Chat {
         let id = await session.id
         let chat = await session.chat
         let system = options.systemPrompt(for: chat).map { [ChatMessage(role: .system, text: $0, time: now())] }
+        let asked = ChatMessage(role: .user, text: question, time: now(), attachments: options.attachments)
+        let fitted = ContextBudget.fit(
+            (system ?? []) + chat.messages + [asked], budget: engine.contextBudget,
+            reserve: options.engine.maxTokens ?? 0)
+        if fitted.leftOut > 0 { leftOut(fitted.leftOut) }
         let reply: EngineReply
         do {
             reply = try await engine.answer(
-                to: (system ?? []) + chat.messages + [ChatMessage(role: .user, text: question, time: now())],
-                options: options.engine, receive: { piece in if !Task.isCancelled { receive(piece) } })
+                to: fitted.messages, options: options.engine,
+                receive: { piece in if !Task.isCancelled { receive(piece) } })
         } catch {
             throw .engine(error, chatId: id)
         }
@@ -112,7 +121,8 @@ package struct TurnRunner: Sendable {
                 ?? ChatSession(chat: Chat(id: id, created: now()), repository: chats, now: now)
             _ = try await current.recordTurn(
                 question: question, answer: reply.text, engine: engine.id, model: reply.model, server: reply.server,
-                usage: reply.usage, system: options.system)
+                usage: reply.usage, system: options.system, serverName: reply.serverName,
+                attachments: options.attachments, role: options.role)
             // A cache: a crash before this line is caught by the stamps at the next listing.
             await index?.recorded(await current.chat, before: before)
             return await current.chat

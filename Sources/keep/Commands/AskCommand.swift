@@ -9,16 +9,30 @@ enum AskCommand {
         "--chat", value: "ID", help: "ask in the chat ID (or the one chat whose id starts with ID)")
     static let continueOption = ArgumentParser.Option(
         "--continue", "-c", help: "ask in the chat answered most recently (not with --chat)")
+    static let file = ArgumentParser.Option(
+        "--file", "-f", value: "PATH", help: "join the text file PATH to the question, with its name (repeatable)",
+        repeatable: true)
+    static let attach = ArgumentParser.Option(
+        "--attach", "-a", value: "PATH",
+        help: "send the image PATH (PNG, JPEG, GIF, WebP) with the question (repeatable)",
+        repeatable: true)
+    static let extract = ArgumentParser.Option(
+        "--extract", "-x", help: "print only the answer's fenced code blocks (the whole answer is still kept)")
 
     static let command = Command(
         "ask", summary: "Ask one question and print the answer as it streams",
         help: """
             The question is TEXT. Text piped in as well (`cat notes.txt | keep ask "summarize"`) is sent after
             it, between <stdin> and </stdin> lines; with no TEXT, what is piped in is the question itself.
-            Standard input is read only when it is not a terminal, and at most 1 MiB of it. The answer goes
+            Standard input is read only when it is not a terminal, and at most 1 MiB of it. Each -f file is
+            joined after that between <file name="PATH"> and </file> lines (1 MiB of text in all; a binary file,
+            a directory or a FIFO is refused before anything is sent); each -a image goes as the server's image
+            part, and is kept with the question so the chat sends it again later. The answer goes
             to standard output, the chat's id to standard error. Without --chat or -c the question starts a
             new chat. The turn is recorded when the answer is complete; if it is not (an error, Ctrl-C), the
             question is kept as the chat's draft and keep exits 1.
+
+            Example: keep ask -s claude -f main.swift -x "add error handling" > main.swift.new
             """,
         examples: [
             "keep ask \"why is the sky blue?\"": "Ask in a new chat; the answer streams to standard output:",
@@ -27,7 +41,7 @@ enum AskCommand {
             "keep ask --json \"capital of France?\" | jq -r .answer": "Take the answer from one JSON object:",
         ],
         arguments: ArgumentParser(
-            options: [chatOption, continueOption] + TurnFlags.all
+            options: [chatOption, continueOption] + TurnFlags.all + [file, attach, extract]
                 + [
                     ChatsCommand.json.described(
                         "print one JSON object when the answer is complete, instead of streaming")
@@ -44,12 +58,20 @@ enum AskCommand {
             throw CommandFailure.usage("--chat needs a chat id")
         }
         let console = invocation.console
-        let question = try readQuestion(arguments, console: console)
+        var question = try readQuestion(arguments, console: console)
+        var attachments: [Attachment] = []
+        do {
+            question = try QuestionFiles.joined(question: question, paths: arguments.values(file.name))
+            attachments = try QuestionFiles.images(arguments.values(attach.name))
+        } catch {
+            throw CommandFailure.failure(error.description)
+        }
 
         let core = try await invocation.core()
-        let options = try TurnFlags.options(arguments, settings: core.settings)
         let composition = invocation.composition
-        let engine = try await invocation.engine(for: core)
+        var (options, choice) = try TurnFlags.turn(arguments, core: core, book: await composition.serverBook(core))
+        options.attachments = attachments
+        let engine = try await invocation.engine(for: core, choice: choice)
         TurnFlags.warnIfIgnored(options, engine: engine, console: console)
         let runner = try await composition.turns(on: engine)
         var id: String?
@@ -64,8 +86,14 @@ enum AskCommand {
         if !json { console.err("\(await session.id)\n") }
 
         let printer = AnswerPrinter(console, raw: arguments.has(TurnFlags.raw.name))
-        let answering = Task { () async throws(TurnError) -> Chat in
-            try await runner.answer(question, in: session, options: options) { if !json { printer.print($0) } }
+        let streams = !json && !arguments.has(extract.name)
+        let answering = Task { [options] () async throws(TurnError) -> Chat in
+            try await runner.answer(
+                question, in: session, options: options,
+                leftOut: { count in
+                    console.note(TurnFlags.leftOutLine(count))
+                }
+            ) { if streams { printer.print($0) } }
         }
         // Ctrl-C cancels the answer; the question stays as the chat's draft.
         let interrupts = Interrupts { answering.cancel() }
@@ -74,6 +102,13 @@ enum AskCommand {
         printer.finishLine()
         let chat = try result.get()
         if json { try invocation.printJSON(AskReport(chat)) }
+        if !json, arguments.has(extract.name) {
+            let blocks = CodeBlocks.extract(chat.messages.last?.text ?? "")
+            if blocks.isEmpty {
+                console.warning("the answer holds no fenced code block; keep chats show \(chat.id) shows it")
+            }
+            console.show(blocks.joined(separator: "\n"))
+        }
     }
 
     /// The question: TEXT with any piped text joined after it, or, with no TEXT, standard

@@ -44,6 +44,7 @@ enum CompletionsCommand {
             "KEY": .words(SettingRegistry.defs.map(\.key)),
             "NAMESPACE": .words(Namespace.allCases.map(\.rawValue)),
             "FILE": .files,
+            "PATH": .files,
             HelpCommand.topicOrCommand: .words(CommandTable.commands.map(\.name) + HelpTopics.all.map(\.name)),
         ]
     }

@@ -139,6 +139,7 @@ enum SettingsCommand {
             try await settings.set(key, .string(value))
         }
         invocation.console.show("\(key) = \(settings.value(key)?.description ?? "")\n")
+        try await ServersCommand.follow(key, invocation)
         if key == SettingRegistry.chatHistory.key, settings.value(key)?.bool == false {
             try forgetHistory(invocation)
         }
@@ -168,6 +169,7 @@ enum SettingsCommand {
         }
         let now = settings.value(key).map { " (\($0))" } ?? ""
         invocation.console.out("\(key) is back to its default\(now)\n")
+        try await ServersCommand.follow(key, invocation)
     }
 
     /// Runs `change` holding the store's lock, on the settings file as it is now (another
