@@ -8,7 +8,7 @@ package struct CommandSpec: Sendable {
     package let path: String
     /// One line for the command list.
     package let summary: String
-    /// More help, shown by `--help` under the summary, as paragraphs ``TextWrap`` fills.
+    /// More help, shown by `--help` under the summary, as paragraphs ``TextFill`` fills.
     package let help: String
     package let examples: [Example]
     package let arguments: ArgumentParser

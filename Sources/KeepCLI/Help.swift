@@ -1,12 +1,12 @@
 /// What `keep --help`, `keep COMMAND --help` and `keep help TOPIC` print, generated from
 /// the command table's data (``CommandSpec``, ``HelpTopic``) and filled to
-/// ``TextWrap/width`` columns, so that no line of help is wider than a terminal.
+/// ``TextFill/width`` columns, so that no line of help is wider than a terminal.
 package enum Help {
     /// What `--help` prints for `command`: its usage lines (its own, then each
     /// subcommand's), its summary and help, its options, its subcommands and its examples.
     package static func text(_ command: CommandSpec) -> String {
-        var text = usage(command) + "\n\n" + TextWrap.filled(command.summary) + "\n"
-        if !command.help.isEmpty { text += "\n" + TextWrap.filled(command.help) + "\n" }
+        var text = usage(command) + "\n\n" + TextFill.filled(command.summary) + "\n"
+        if !command.help.isEmpty { text += "\n" + TextFill.filled(command.help) + "\n" }
         if !command.arguments.options.isEmpty {
             text += "\nOptions:\n" + Usage.optionLines(command.arguments.options) + "\n"
         }
@@ -17,7 +17,7 @@ package enum Help {
     }
 
     /// The usage block, `usage: ` and the command's usage line, then each subcommand's under
-    /// it; a line wider than ``TextWrap/width`` goes on under the first word after its path,
+    /// it; a line wider than ``TextFill/width`` goes on under the first word after its path,
     /// never splitting a bracketed option.
     package static func usage(_ command: CommandSpec) -> String {
         lines([command] + command.subcommands, prefix: "usage: ")
@@ -34,17 +34,17 @@ package enum Help {
         usage line: String, description: String, commands: [CommandSpec], topics: [HelpTopic], notes: String,
         examples: [Example]
     ) -> String {
-        var text = usage(line: line) + "\n\n" + TextWrap.filled(description) + "\n"
+        var text = usage(line: line) + "\n\n" + TextFill.filled(description) + "\n"
         text += "\nCommands:\n" + list(commands) + "\n"
         if !topics.isEmpty {
             text += "\nHelp topics (keep help TOPIC):\n" + list(topics.map { ($0.name, $0.summary) }) + "\n"
         }
-        return text + "\n" + TextWrap.filled(notes) + "\n" + self.examples(examples)
+        return text + "\n" + TextFill.filled(notes) + "\n" + self.examples(examples)
     }
 
     /// What `keep help TOPIC` prints: the topic's summary, then its text.
     package static func text(_ topic: HelpTopic) -> String {
-        TextWrap.filled(topic.summary) + "\n\n" + TextWrap.filled(topic.text) + "\n"
+        TextFill.filled(topic.summary) + "\n\n" + TextFill.filled(topic.text) + "\n"
     }
 
     /// The examples section, `Examples:` and each example's explanation with its command
@@ -53,7 +53,7 @@ package enum Help {
         guard !examples.isEmpty else { return "" }
         return "\nExamples:\n"
             + examples.map { example in
-                TextWrap.wrapped(example.explanation, width: TextWrap.width - 2).map { "  " + $0 + "\n" }.joined()
+                TextFill.wrapped(example.explanation, width: TextFill.width - 2).map { "  " + $0 + "\n" }.joined()
                     + "    \(example.command)\n"
             }.joined(separator: "\n")
     }
@@ -65,7 +65,7 @@ package enum Help {
 
     /// Names and summaries in two columns.
     private static func list(_ rows: [(String, String)]) -> String {
-        TextWrap.columns(rows).joined(separator: "\n")
+        TextFill.columns(rows).joined(separator: "\n")
     }
 
     /// The usage lines of `commands`, the first after `prefix`, the others under it.
@@ -85,7 +85,7 @@ package enum Help {
         words.removeFirst(min(pathWords, words.count))
         let indent = prefix.count + head.count + 1
         guard !words.isEmpty else { return [prefix + head] }
-        var wrapped = TextWrap.wrapped(words: words, width: TextWrap.width - indent)
+        var wrapped = TextFill.wrapped(words: words, width: TextFill.width - indent)
         wrapped[0] = prefix + head + " " + wrapped[0]
         for index in wrapped.indices.dropFirst() {
             wrapped[index] = String(repeating: " ", count: indent) + wrapped[index]

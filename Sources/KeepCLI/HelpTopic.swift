@@ -7,7 +7,7 @@ package struct HelpTopic: Sendable {
     package let summary: String
     /// The man page's heading for it: `FILES`.
     package let heading: String
-    /// The text, as paragraphs ``TextWrap`` fills.
+    /// The text, as paragraphs ``TextFill`` fills.
     package let text: String
 
     package init(_ name: String, heading: String, summary: String, text: String) {

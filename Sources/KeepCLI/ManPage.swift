@@ -104,7 +104,7 @@ package enum ManPage {
         }
     }
 
-    /// Text as ``TextWrap`` reads it, in roff: each paragraph filled by roff, each run of
+    /// Text as ``TextFill`` reads it, in roff: each paragraph filled by roff, each run of
     /// preformatted lines kept as it is.
     private static func paragraphs(_ text: String) -> [String] {
         var lines: [String] = []

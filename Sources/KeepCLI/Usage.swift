@@ -15,9 +15,9 @@ package enum Usage {
 
     /// The options part of the help: one row per option, its names (short ones first)
     /// and value, then what it does, aligned in two columns and filled to
-    /// ``TextWrap/width`` (a long help goes on under its column). Empty for no options.
+    /// ``TextFill/width`` (a long help goes on under its column). Empty for no options.
     package static func optionLines(_ options: [ArgumentParser.Option]) -> String {
-        TextWrap.columns(options.map { (head($0), $0.help) }).joined(separator: "\n")
+        TextFill.columns(options.map { (head($0), $0.help) }).joined(separator: "\n")
     }
 
     /// An option as its help names it: `-c, --continue`, `-m, --model NAME`, `--chat ID`.

@@ -14,7 +14,8 @@ package enum KeyringChecks {
     static func secrets(_ backend: SecretsBackend, needsKey: Bool) -> DoctorReport.Check {
         let trouble = backend.keyringRefusal ?? backend.keyringUnavailable
         guard let trouble else {
-            return .init("secrets", .ok, "\(backend.name)" + (backend.warning.map { ": " + $0 } ?? ""))
+            let said = backend.protectionNote ?? backend.warning
+            return .init("secrets", .ok, "\(backend.name)" + (said.map { ": " + $0 } ?? ""))
         }
         let detail = backend.warning ?? "\(backend.name): \(trouble)"
         guard needsKey else {

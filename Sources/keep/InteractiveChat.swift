@@ -1,6 +1,5 @@
 import Foundation
 import KeepApp
-import KeepCLI
 import KeepCore
 import KeepEngines
 import KeepPorts
@@ -49,32 +48,38 @@ struct InteractiveChat {
     /// A line of its own that opens and closes a question of many lines.
     static let multiLineMark = "\"\"\""
 
-    /// The slash commands and the keys, for `/help` and `keep chat --help`: the commands in
-    /// two columns, then a paragraph on the keys (both filled to 80 columns when shown).
-    static var commandsHelp: String {
-        let rows = slashCommands.map { command in
-            (command.arguments.isEmpty ? command.name : "\(command.name) \(command.arguments)", command.summary)
+    /// The slash commands and the keys, for `/help` and `keep chat --help`, wrapped to
+    /// `width` columns: one command a line, the summaries in a column as far right as the
+    /// longest command with its arguments needs, a long summary continuing under itself.
+    static func commandsHelp(width: Int = 80) -> String {
+        let names = slashCommands.map { $0.arguments.isEmpty ? $0.name : "\($0.name) \($0.arguments)" }
+        let column = (names.map(\.count).max() ?? 0) + 4
+        let rows = zip(names, slashCommands).map { name, command in
+            TextWrap.wrapped(
+                "  " + name.padding(toLength: column - 2, withPad: " ", startingAt: 0) + command.summary, width: width,
+                hang: column)
         }
-        return TextWrap.columns(rows).joined(separator: "\n") + "\n\n" + """
-            Keys: Left/Right, Home/End (Ctrl-A/Ctrl-E), Alt-B/Alt-F or Ctrl-Left/Right a word at a time,
-            Ctrl-K/Ctrl-U delete to the end/start, Ctrl-W the word before; Up/Down go through the lines you
-            typed (kept across launches unless the setting chatHistory is false), Ctrl-R searches them.
-            A paste is one question, newlines and all. A line of \(multiLineMark) starts a question of many lines
-            and another ends it. Start a line with // (or a space) to ask a question that begins with /.
-            Ctrl-C while an answer streams stops it and keeps the question as the chat's draft (press
-            Enter on an empty line to ask it again); Ctrl-C at the prompt clears the line.
-            """
+        let keys = TextWrap.wrapped(
+            "Keys: Left/Right, Home/End (Ctrl-A/Ctrl-E), Alt-B/Alt-F or Ctrl-Left/Right a word at a time, "
+                + "Ctrl-K/Ctrl-U delete to the end/start, Ctrl-W the word before; Up/Down go through the lines "
+                + "you typed (kept across launches unless the setting chatHistory is false), Ctrl-R searches "
+                + "them (Enter takes the line found, Escape or Ctrl-G leaves the search). A paste is one "
+                + "question, newlines and all. A line of \(multiLineMark) starts a question of many lines and "
+                + "another ends it. Start a line with // (or a space) to ask a question that begins with /. "
+                + "Ctrl-C while an answer streams stops it and keeps the question as the chat's draft (press "
+                + "Enter on an empty line to ask it again); Ctrl-C at the prompt clears the line.", width: width)
+        return rows.joined(separator: "\n") + "\n" + keys
     }
 
     private var prompt: String { console.inputIsTerminal ? "> " : "" }
     private var continuationPrompt: String { console.inputIsTerminal ? "… " : "" }
 
     /// A line about the chat, not part of an answer: on standard output for a person at
-    /// the terminal, on standard error when the input is a script.
+    /// the terminal (word-wrapped to its width), on standard error when the input is a script.
     private func say(_ text: String) {
         // Titles, ids and messages came from disk and from servers: neutralised.
         let text = TerminalText.neutralised(text)
-        if console.inputIsTerminal { console.out(text + "\n") } else { console.err(text + "\n") }
+        if console.inputIsTerminal { console.out(console.fitted(text) + "\n") } else { console.err(text + "\n") }
     }
 
     /// What a new chat opens with, including how to start, and the chat the user had open
@@ -248,7 +253,7 @@ struct InteractiveChat {
             return true
         },
         SlashCommand(name: "/help", summary: "list these commands") { chat, _ in
-            chat.say(TextWrap.filled(InteractiveChat.commandsHelp))
+            chat.say(InteractiveChat.commandsHelp(width: chat.console.columns ?? 80))
             return true
         },
         SlashCommand(name: "/quit", aliases: ["/exit"], summary: "quit (or Ctrl-D)") { _, _ in false },
@@ -260,10 +265,19 @@ struct InteractiveChat {
         guard let name = words.first,
             let command = Self.slashCommands.first(where: { $0.name == name || $0.aliases.contains(name) })
         else {
-            say("Unknown command \(words.first ?? text); /help lists them.")
+            say(Self.unknownCommand(words.first ?? text))
             return true
         }
         return await command.run(&self, words)
+    }
+
+    /// What is said of a line that starts with an unknown command `name`: where the name
+    /// looks like a path (a `/` after its first character: `/etc/hosts:`), how to ask a
+    /// question that starts with one.
+    static func unknownCommand(_ name: String) -> String {
+        guard name.dropFirst().contains("/") else { return "Unknown command \(name); /help lists them." }
+        return "Unknown command \(name); to ask a question that starts with a path, begin the line with // "
+            + "(/\(name) …) or a space. /help lists the commands."
     }
 
     /// Switches to the chat `typed` names (its id, or a unique start of it) and shows where it stands; `false`, changing nothing, when
@@ -283,15 +297,38 @@ struct InteractiveChat {
         draft = waiting
         let messages = chat?.messages ?? []
         say("keep · \(engineName) · chat \(id): \(chat?.title ?? "new") (\(Plural.of(messages.count, "message")))")
-        if let question = messages.last(where: { $0.role == .user }),
-            let answer = messages.last(where: { $0.role == .assistant })
-        {
-            say("> \(question.text)\n\(answer.text)")
-        }
+        showEarlierTurns(messages, of: id)
         if let waiting {
             say("Unanswered question: \(StorageError.quoted(waiting)). Press Enter to ask it again, or type another.")
         }
         return true
+    }
+
+    /// How many of a reopened chat's last turns are shown.
+    static let turnsShownOnOpen = 3
+
+    /// The last turns of the chat `id` reopened: on a terminal, as the answers showed
+    /// (``Transcript``), with a line saying how many earlier messages are not shown; to a
+    /// script, the last question and answer, neutralised, on standard error.
+    private func showEarlierTurns(_ messages: [ChatMessage], of id: String) {
+        let turns = messages.filter { $0.role != .system }
+        guard console.inputIsTerminal && console.outputIsTerminal else {
+            if let question = turns.last(where: { $0.role == .user }),
+                let answer = turns.last(where: { $0.role == .assistant })
+            {
+                say("> \(question.text)\n\(answer.text)")
+            }
+            return
+        }
+        let shown = turns.suffix(2 * Self.turnsShownOnOpen)
+        if shown.count < turns.count {
+            say(
+                "(\(Plural.of(turns.count - shown.count, "earlier message")) not shown: keep chats show \(id) "
+                    + "prints them all)")
+        }
+        let mode = AnswerPrinter.Mode.choose(
+            outputIsTerminal: true, noColor: console.noColor, raw: raw, width: console.columns)
+        console.out(Transcript.text(of: shown.drop(while: { $0.role != .user }), mode: mode) + "\n")
     }
 
     private func listChats() async {
@@ -330,6 +367,9 @@ struct InteractiveChat {
         }
         current = await session.id
         draft = nil
+        // Keys typed while the answer streams are not echoed into it; they wait for the prompt.
+        let quiet = console.inputIsTerminal && console.outputIsTerminal ? QuietTerminal() : nil
+        defer { quiet?.restore() }
         let printer = AnswerPrinter(console, raw: raw)
         printer.waiting()
         let options = options

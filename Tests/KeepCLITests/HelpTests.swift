@@ -56,7 +56,7 @@ struct HelpTests {
         #expect(lines.count == 2)
         #expect(lines[0].hasPrefix("usage: keep ask [-m NAME] [--json]"))
         #expect(lines[1].hasPrefix(String(repeating: " ", count: "usage: keep ask ".count) + "["))
-        for line in lines { #expect(line.count <= TextWrap.width, "\(line)") }
+        for line in lines { #expect(line.count <= TextFill.width, "\(line)") }
         #expect(lines.joined(separator: " ").split(separator: " ").joined(separator: " ") == "usage: " + ask.usage)
     }
 

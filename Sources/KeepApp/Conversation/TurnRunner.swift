@@ -46,6 +46,10 @@ package struct TurnRunner: Sendable {
     /// Keeps `question` as the draft of the chat `id`, or of a new chat when `id` is
     /// `nil`, and answers the session on it.
     ///
+    /// A new chat whose first answer never came is its draft alone; the same question asked
+    /// again in a new chat goes to that chat (``unansweredNewChat(asking:)``), so failed
+    /// first asks never pile up as new chats, one per try.
+    ///
     /// Throws ``TurnError/noSuchChat(_:)`` when there is neither a chat nor a draft with
     /// that id; ``TurnError/chats(_:)`` (the chat is unreadable, or the store failed) and
     /// ``TurnError/lock(_:)`` when nothing could be kept.
@@ -54,6 +58,11 @@ package struct TurnRunner: Sendable {
             let held = try await acquire()
             defer { held.release() }
             return try await chatsCall { () async throws(ChatError) in
+                if let waiting = try await unansweredNewChat(asking: question),
+                    let session = try await ChatSession.open(waiting, repository: chats, now: now)
+                {
+                    return session
+                }
                 let session = try await ChatSession.start(repository: chats, now: now)
                 try await session.begin(question: question)
                 return session
@@ -153,6 +162,22 @@ package struct TurnRunner: Sendable {
             "\(listing.unreadable.count == 1 ? "chat" : "chats") \(names) cannot be read, and may be the one "
                 + "answered last; continuing chat \(StorageError.quoted(recent)) instead"
         )
+    }
+
+    /// The id of a new chat that is only its draft, and whose draft is `question`: a first
+    /// ask that failed, asked again. The newest, when several are (left by a build that
+    /// piled them up). The caller holds the lock.
+    private func unansweredNewChat(asking question: String) async throws(ChatError) -> String? {
+        for id in try await chats.draftIds().sorted(by: >) {
+            // An unreadable draft is its own problem: it is not this question.
+            guard (try? await chats.draft(for: id)) == question else { continue }
+            do {
+                if try await chats.read(id) == nil { return id }
+            } catch .unreadable {
+                continue  // a chat is there, though it cannot be read: not a new chat
+            }
+        }
+        return nil
     }
 
     private func acquire() async throws(TurnError) -> StoreLock.Held {

@@ -1,6 +1,7 @@
 import KeepApp
 import KeepCLI
 import KeepCore
+import KeepPorts
 import KeepReports
 
 /// `keep ask`: one question, one answer, recorded; for scripts and quick questions.
@@ -30,7 +31,8 @@ enum AskCommand {
             part, and is kept with the question so the chat sends it again later. The answer goes
             to standard output, the chat's id to standard error. Without --chat or -c the question starts a
             new chat. The turn is recorded when the answer is complete; if it is not (an error, Ctrl-C), the
-            question is kept as the chat's draft and keep exits 1.
+            question is kept as the chat's draft and keep exits 1; `keep ask --chat ID` (or -c) with no
+            question asks it again.
 
             Example: keep ask -s claude -f main.swift -x "add error handling" > main.swift.new
             """,
@@ -58,10 +60,10 @@ enum AskCommand {
             throw CommandFailure.usage("--chat needs a chat id")
         }
         let console = invocation.console
-        var question = try readQuestion(arguments, console: console)
-        var attachments: [Attachment] = []
+        let inChat = arguments.has(chatOption.name) || arguments.has(continueOption.name)
+        let given = try readQuestion(arguments, console: console, draftMayAnswer: inChat)
+        let attachments: [Attachment]
         do {
-            question = try QuestionFiles.joined(question: question, paths: arguments.values(file.name))
             attachments = try QuestionFiles.images(arguments.values(attach.name))
         } catch {
             throw CommandFailure.failure(error.description)
@@ -81,10 +83,20 @@ enum AskCommand {
             if let instead = recent.instead { console.warning(instead) }
             id = recent.id
         }
+        var question = given ?? ""
+        if given == nil { question = try await draft(of: id, runner) }
+        do {
+            question = try QuestionFiles.joined(question: question, paths: arguments.values(file.name))
+        } catch {
+            throw CommandFailure.failure(error.description)
+        }
         let session = try await runner.begin(question, in: id)
         let json = invocation.json
         if !json { console.err("\(await session.id)\n") }
 
+        // On a terminal that shows the answer, nothing typed meanwhile is echoed into it.
+        let quiet = console.inputIsTerminal && console.outputIsTerminal && !json ? QuietTerminal() : nil
+        defer { quiet?.restore() }
         let printer = AnswerPrinter(console, raw: arguments.has(TurnFlags.raw.name))
         let streams = !json && !arguments.has(extract.name)
         let answering = Task { [options] () async throws(TurnError) -> Chat in
@@ -113,14 +125,20 @@ enum AskCommand {
 
     /// The question: TEXT with any piped text joined after it, or, with no TEXT, standard
     /// input itself. Standard input is read only when it is not a terminal or no TEXT is given.
-    private static func readQuestion(_ arguments: ParsedArguments, console: Console) throws(CommandFailure) -> String {
+    /// `nil` when no question is given and `draftMayAnswer` (a chat was named: its draft is
+    /// the question): with no TEXT on a terminal, nothing is read; with nothing piped either.
+    private static func readQuestion(
+        _ arguments: ParsedArguments, console: Console, draftMayAnswer: Bool
+    ) throws(CommandFailure) -> String? {
         var question = arguments.positionals.joined(separator: " ")
         if arguments.positionals.isEmpty {
             if console.inputIsTerminal {
+                if draftMayAnswer { return nil }
                 console.err("(type the question, then Ctrl-D on a line of its own)\n")
             }
             question = try console.readInput(limit: PipedInput.limit, tooLarge: PipedInput.tooLarge)
             while question.last?.isNewline == true { question.removeLast() }
+            if draftMayAnswer && question.allSatisfy(\.isWhitespace) { return nil }
         } else if !console.inputIsTerminal {
             let piped = try console.readInput(limit: PipedInput.limit, tooLarge: PipedInput.tooLarge)
             question = PipedInput.joined(question: question, piped: piped)
@@ -129,5 +147,22 @@ enum AskCommand {
             throw .usage("nothing to ask: give the question as TEXT or on standard input")
         }
         return question
+    }
+
+    /// The unanswered question of the chat `id`, asked again when `keep ask --chat ID` (or
+    /// `-c`) is given no question; a usage error when it has none.
+    private static func draft(of id: String?, _ runner: TurnRunner) async throws(CommandFailure) -> String {
+        guard let id else { throw .usage("nothing to ask: give the question as TEXT or on standard input") }
+        let waiting: String?
+        do {
+            waiting = try await runner.chats.draft(for: id)
+        } catch {
+            throw .because(error)
+        }
+        guard let waiting else {
+            throw .usage(
+                "nothing to ask: chat \(StorageError.quoted(id)) has no unanswered question; give the question as TEXT")
+        }
+        return waiting
     }
 }

@@ -11,7 +11,7 @@ enum ChatCommand {
             press Enter; the answer prints as it streams, its Markdown rendered and wrapped to the terminal
             (--raw, or NO_COLOR, shows it as it came). Each completed question and answer is saved at once.
             -c (also `keep -c`) continues the chat answered last.
-            """ + "\n\n" + InteractiveChat.commandsHelp,
+            """ + "\n\n" + InteractiveChat.commandsHelp(),
         examples: [
             "keep": "Open a new chat:",
             "keep -c": "Go on with the chat answered last:",

@@ -64,7 +64,7 @@ enum SettingsCommand {
                     ? "configured" : "not set (none is sent: fine for a local server)")
             text += "\nThe remote engine's key: \(ref) (keySlot, keyAccount): \(state)\n"
         }
-        text += "Keys are kept in: \(report.secrets.backend)\n"
+        text += "Keys are kept in: \(report.secrets.backend)\(report.secrets.note.map { "; \($0)" } ?? "")\n"
         if let kept = report.kept {
             text += "Kept data (readings, markers, preferences): \(kept.status)\n"
             if kept.kept, let retention = kept.retention {
@@ -94,7 +94,7 @@ enum SettingsCommand {
         }
         var text = "  \(row.key.padding(toLength: width, withPad: " ", startingAt: 0))  "
         text += "\(value.padding(toLength: max(value.count, 28), withPad: " ", startingAt: 0))  \(note)\n"
-        return text + TextWrap.wrapped(row.help, width: TextWrap.width - 6).map { "      \($0)\n" }.joined()
+        return text + TextFill.wrapped(row.help, width: TextFill.width - 6).map { "      \($0)\n" }.joined()
     }
 
     // MARK: - Get, set, unset

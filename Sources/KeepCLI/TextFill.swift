@@ -1,15 +1,15 @@
-/// Text filled to a width, the way `keep`'s help is printed: at most ``TextWrap/width``
+/// Text filled to a width, the way `keep`'s help is printed: at most ``TextFill/width``
 /// columns, words never split.
 ///
 /// Help is written as paragraphs whose line breaks fall where the source code wraps; this
 /// refills them. A line that starts with a space is preformatted (a table, a command to
 /// type) and stays as it is; every other run of lines is one paragraph, its words refilled;
 /// a blank line stays a blank line.
-package enum TextWrap {
+package enum TextFill {
     /// The width help is filled to: a terminal's traditional 80 columns.
     package static let width = 80
 
-    /// `text` with each paragraph refilled to `width` columns (see ``TextWrap``); a word
+    /// `text` with each paragraph refilled to `width` columns (see ``TextFill``); a word
     /// longer than a line stands alone on its line.
     package static func filled(_ text: String, width: Int = width) -> String {
         var lines: [String] = []
