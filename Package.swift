@@ -6,6 +6,9 @@ import PackageDescription
 ///
 /// No package dependencies: everything beyond the toolchain is a Debian C library,
 /// wrapped in a system-library target and imported only by the adapter that uses it.
+///
+/// Version 0.2.0 (`keep --version`; CHANGELOG.md). Licensed under the Apache License 2.0
+/// (LICENSE).
 let package = Package(
     name: "Keep",
     platforms: [.macOS(.v15)],
@@ -171,7 +174,7 @@ let package = Package(
             name: "KeepDocsTests",
             dependencies: [
                 "KeepPorts", "KeepFileStore", "KeepSecretService", "KeepSQLite", "KeepSealed", "KeepConformance",
-                "KeepCore", "KeepApp",
+                "KeepCore", "KeepApp", "KeepTestSupport",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -145,7 +145,7 @@ package enum SettingRegistry {
     /// The API key the remote engine sends, or `nil` when none is stored or it is empty
     /// (so no `Authorization` header is built from it).
     ///
-    /// Reads the ref ``apiKeyRef(_:)`` names through the whole `SecretsPort`, which a
+    /// Reads the ref ``apiKeyRef(_:)`` names through the whole ``/KeepPorts/SecretsPort``, which a
     /// settings screen never holds. Throws `SettingsError.secrets(_:)` when the keychain
     /// cannot be reached.
     package static func apiKeyFor(

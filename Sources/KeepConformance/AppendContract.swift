@@ -19,7 +19,7 @@ import Synchronization
 /// What a crash or a power cut mid-append may leave (at most an unfinished last line) is a
 /// promise no in-process test can reach; the file store proves it on its simulated disk.
 public enum AppendContract {
-    /// A rule of the append contract, run against any `StoragePort`.
+    /// A rule of the append contract, run against any ``/KeepPorts/StoragePort``.
     public typealias Case = ContractCase<any StoragePort>
 
     /// Every case, in the order they are documented.

@@ -1,6 +1,6 @@
 import KeepPorts
 
-/// A `StoragePort` whose `append` is deliberately broken, one flaw at a time, to prove the
+/// A ``/KeepPorts/StoragePort`` whose `append` is deliberately broken, one flaw at a time, to prove the
 /// append contract catches each way an append can go wrong. Everything else is correct, and
 /// an append without ``AppendFlaw/lostAppend`` is one step of the actor, never interleaved.
 public actor BrokenAppendStorage: StoragePort {

@@ -1,7 +1,7 @@
 import Foundation
 import KeepPorts
 
-/// The chats and their drafts in a `StoragePort`: the one place that knows how a chat is
+/// The chats and their drafts in a ``/KeepPorts/StoragePort``: the one place that knows how a chat is
 /// written (`ChatFormat`: format 3's lines, and the older formats it still reads), so a
 /// change of store changes no format.
 ///

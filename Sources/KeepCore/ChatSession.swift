@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The flow of a turn: ``begin(question:)`` keeps the question as the chat's draft (the
 /// chat itself is not touched, so an answer still streaming is never stored);
-/// ``recordTurn(question:answer:engine:model:server:usage:system:)`` then records both
+/// ``recordTurn(question:answer:engine:model:server:usage:system:serverName:attachments:role:)`` then records both
 /// messages in one write (``ChatRepository/record(_:in:)``: one append to a chat in format
 /// 3, whatever its length; a new or older chat written whole, once) and clears the draft.
 /// If the answer never comes (the app is killed, the engine fails) the question stays as

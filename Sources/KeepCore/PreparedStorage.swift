@@ -1,6 +1,6 @@
 import KeepPorts
 
-/// A `StoragePort` that finishes a preparation (the one-time migration) before it
+/// A ``/KeepPorts/StoragePort`` that finishes a preparation (the one-time migration) before it
 /// answers anything.
 ///
 /// The first call of any method starts the preparation and waits for it; every later or
@@ -12,7 +12,7 @@ import KeepPorts
 /// migration is never read as a fallback, so a value the copy missed reads as absent
 /// rather than silently coming from the old store. Appends and stamps are the target's
 /// own: an append is as atomic as the target makes it, and a stamp asked of a target that
-/// keeps none (one that is not a `StampedStorage`) throws.
+/// keeps none (one that is not a ``/KeepPorts/StampedStorage``) throws.
 public actor PreparedStorage: StampedStorage {
     private let target: any StoragePort
     private let prepare: @Sendable () async -> Void

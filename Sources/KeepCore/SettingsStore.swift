@@ -26,7 +26,7 @@ import Synchronization
 ///   store answers; when the write fails nothing changes and the error is rethrown.
 ///   Changes run one at a time, so no write loses another's change.
 /// - ``set(_:_:)`` refuses a secret-flagged setting. ``setSecret(_:_:)`` and
-///   ``clearSecret(_:)`` are the only routes to its value, straight to the `SecretsPort`;
+///   ``clearSecret(_:)`` are the only routes to its value, straight to the ``/KeepPorts/SecretsPort``;
 ///   every write of the file strips secret-flagged keys (`plainOnly(_:defs:)`). There is
 ///   no getter for a secret here; see ``readSecretSetting(secrets:defs:key:)``.
 /// - Every change, secret or not, notifies the subscribers, over a snapshot of them taken

@@ -8,13 +8,13 @@ import KeepPorts
     import Darwin
 #endif
 
-/// The legacy whole-blob `StoragePort`: every value in one JSON file, `<root>/store.json`,
+/// The legacy whole-blob ``/KeepPorts/StoragePort``: every value in one JSON file, `<root>/store.json`,
 /// under the key `keep.<namespace>.<id>`.
 ///
-/// It is the format `FileStore` replaces, kept as the source a migration reads and as the
+/// It is the format ``FileStore`` replaces, kept as the source a migration reads and as the
 /// benchmarks' baseline, and it keeps the whole storage contract: each write reads the file,
 /// changes one member and rewrites the whole file through the same atomic, durable path as
-/// `FileStore` (temp file, flush, rename, flush of the directory), so a crash leaves the old
+/// ``FileStore`` (temp file, flush, rename, flush of the directory), so a crash leaves the old
 /// file or the new one. Writing one key rewrites every key: that is the cost it shows.
 ///
 /// A file that is not one JSON object (truncated, not UTF-8, an array) is

@@ -8,7 +8,7 @@ import KeepPorts
     import Darwin
 #endif
 
-/// The legacy `store.json` as a read-only `StoragePort`, read and parsed once: the source a
+/// The legacy `store.json` as a read-only ``/KeepPorts/StoragePort``, read and parsed once: the source a
 /// one-time migration copies from, so copying n members costs one read of the file, not n.
 ///
 /// Nothing is read until the first call; the file is then read and indexed once and every

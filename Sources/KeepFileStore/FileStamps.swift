@@ -9,7 +9,7 @@ import KeepPorts
 #endif
 
 /// A value's stamp under its old name, for the chat index until it asks the store's
-/// `StampedStorage` port instead. A compatibility shim: new code uses `ValueStamp`.
+/// ``/KeepPorts/StampedStorage`` port instead. A compatibility shim: new code uses ``/KeepPorts/ValueStamp``.
 public typealias FileStamp = ValueStamp
 
 extension ValueStamp {
@@ -32,7 +32,7 @@ extension ValueStamp {
 
 /// The stamps of the file store under a root, read by path: a compatibility shim for the
 /// chat index until it asks the store itself (``FileStore/stamps(_:)`` and
-/// ``FileStore/stamp(_:)``, the `StampedStorage` port). Both go through the same seam.
+/// ``FileStore/stamp(_:)``, the ``/KeepPorts/StampedStorage`` port). Both go through the same seam.
 public enum FileStamps {
     /// The stamp of the value `key` of the store under `root`, or `nil` when it has no file
     /// (or an id the store cannot hold).

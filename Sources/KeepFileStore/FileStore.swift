@@ -8,7 +8,7 @@ import KeepPorts
     import Darwin
 #endif
 
-/// The durable `StoragePort`: one file per key, at `<root>/store/<namespace>/<encoded id>`.
+/// The durable ``/KeepPorts/StoragePort``: one file per key, at `<root>/store/<namespace>/<encoded id>`.
 ///
 /// A file holds the value's UTF-8 bytes and nothing else (`cat` shows it). Ids are encoded
 /// as `IdEncoding` says: `a-z 0-9 - _` literal, every other byte `~` and two hex digits.
@@ -36,7 +36,7 @@ import KeepPorts
 ///   most an unfinished last line; a failed flush cuts the line back and throws. A write
 ///   takes the same lock on the file it replaces, so a line never lands in a file a
 ///   rename has just replaced.
-/// - Stamps (`StampedStorage`): size, modification time and inode of each value's file, by
+/// - Stamps (``/KeepPorts/StampedStorage``): size, modification time and inode of each value's file, by
 ///   one `fstatat` per name, never a byte read; a name that is not a regular file, or that
 ///   cannot be stat'ed, is that key's problem.
 ///

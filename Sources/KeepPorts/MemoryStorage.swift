@@ -1,4 +1,4 @@
-/// A `StoragePort` held in this process's memory: the test double, and the store of a
+/// A ``StoragePort`` held in this process's memory: the test double, and the store of a
 /// host that has no disk to give.
 ///
 /// It keeps every promise of the storage and append contracts (an actor makes each write

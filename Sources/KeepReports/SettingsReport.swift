@@ -190,6 +190,16 @@ package struct SettingsReport: Codable, Sendable, Equatable {
                 warning: backend.warning,
                 keyringUnavailable: backend.keyringUnavailable?.description),
             kept: keptReport,
-            file: File(healthy: healthy, status: store.health.description, refusals: store.refusals.map(\.description)))
+            file: File(
+                healthy: healthy, status: fileStatus(store.health, refusals: store.refusals.count),
+                refusals: store.refusals.map(\.description)))
+    }
+
+    /// The settings file's state in one line: its health, or, for a file that was read but
+    /// has fields that are not used, how many there are (never "fine" beside a refusal).
+    static func fileStatus(_ health: SettingsHealth, refusals: Int) -> String {
+        guard health == .fine, refusals > 0 else { return health.description }
+        return Plural.of(refusals, "field") + " of the settings file " + (refusals == 1 ? "is" : "are")
+            + " not used: " + (refusals == 1 ? "its default applies" : "their defaults apply")
     }
 }

@@ -10,7 +10,7 @@ import KeepPorts
     ///
     /// A sealed payload is `format (1) ‖ nonce (12) ‖ ciphertext ‖ tag (16)`. The nonce is
     /// fresh from `RAND_bytes` for every seal; the associated data is the row's
-    /// `SealBinding` (owner, kind, shape version, subject hash, length-prefixed, and the
+    /// ``/KeepPorts/SealBinding`` (owner, kind, shape version, subject hash, length-prefixed, and the
     /// row's time), under the format the payload names: format 2 is written, and a format-1
     /// payload (sealed before times were bound) opens with the binding of its day. Sealing
     /// writes straight into the result and opening decrypts straight into the returned

@@ -2,7 +2,7 @@ import KeepPorts
 import Synchronization
 
 #if canImport(CCrypto)
-    /// A `StoragePort` that seals the values of the namespaces it is told to, over any store:
+    /// A ``/KeepPorts/StoragePort`` that seals the values of the namespaces it is told to, over any store:
     /// what the store beneath keeps of them is sealed records, never their text.
     ///
     /// In a sealed namespace a value is one or more lines, each a sealed record

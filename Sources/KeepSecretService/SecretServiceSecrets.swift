@@ -1,6 +1,6 @@
 import KeepPorts
 
-/// A `SecretsPort` on the freedesktop Secret Service (GNOME Keyring, KWallet), through libsecret.
+/// A ``/KeepPorts/SecretsPort`` on the freedesktop Secret Service (GNOME Keyring, KWallet), through libsecret.
 ///
 /// Each secret is one item in the keyring, under Keep's schema `keep.Secret`, with the
 /// attributes `app` (the application name, `keep` unless you give another), `slot` and
@@ -17,7 +17,7 @@ import KeepPorts
 ///   an account holding a NUL is refused with `SecretsError.Code.invalidRef`.
 ///
 /// Absent is not unavailable: no session bus, no Secret Service on it, no default
-/// collection and a locked collection each throw their own `SecretsError.Code`, never
+/// collection and a locked collection each throw their own ``/KeepPorts/SecretsError/Code``, never
 /// `nil`, and nothing ever falls back to a file. A locked collection is never unlocked.
 ///
 /// Protection is `SecretProtection.osKeyring`: the keyring is encrypted at rest with the

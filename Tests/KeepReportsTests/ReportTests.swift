@@ -101,6 +101,24 @@ struct ReportTests {
         #expect(report.secrets.warning != nil)
         #expect(report.file.healthy)
     }
+
+    @Test("a settings file with a field that is not used is not called fine; one with none is")
+    func settingsFileStatus() async throws {
+        let storage = MemoryStorage()
+        try await storage.write(StorageKey(.settings, "settings"), #"{ "temperature": "hot", "model": "m" }"#)
+        let settings = SettingsStore(storage: storage, secrets: MemorySecrets(), defs: SettingRegistry.defs)
+        try await settings.load()
+        let backend = SecretsBackend(secrets: MemorySecrets(), keyStore: MemoryKeyStore())
+        let file = await SettingsReport.make(settings, backend: backend).file
+        #expect(!file.healthy && file.refusals.count == 1 && file.refusals[0].hasPrefix("temperature:"), "\(file)")
+        #expect(file.status == "1 field of the settings file is not used: its default applies")
+        #expect(SettingsReport.fileStatus(.fine, refusals: 2).hasPrefix("2 fields of the settings file are not used"))
+        // The pair: a file whose every field is used is fine.
+        try await storage.write(StorageKey(.settings, "settings"), #"{ "temperature": 1, "model": "m" }"#)
+        try await settings.load()
+        let fine = await SettingsReport.make(settings, backend: backend).file
+        #expect(fine.healthy && fine.refusals.isEmpty && fine.status == "the settings file is fine", "\(fine)")
+    }
 }
 
 @Suite("keep doctor's checks")

@@ -15,7 +15,7 @@ import KeepSealed
 /// manifest; on another platform its own pair (a Keychain adapter, a CryptoKit sealer)
 /// goes in the `#else` branches here, and nowhere else.
 package enum Platform {
-    /// The app's store under `root`: the `FileStore`, wrapped so that before its first
+    /// The app's store under `root`: the ``/KeepFileStore/FileStore``, wrapped so that before its first
     /// use it copies, once, what an older build left in `<root>/store.json`.
     ///
     /// The legacy whole-blob store is only the source of that copy, never a fallback: after

@@ -84,6 +84,9 @@ package struct TurnRunner: Sendable {
     /// answer is recorded with the model and server that gave it and the server's token
     /// count; a system prompt given for this turn becomes the chat's own in the same write.
     ///
+    /// Once the task is cancelled (Ctrl-C), `receive` hears no more: a piece the engine had
+    /// already read is not shown after the user stopped the answer.
+    ///
     /// Throws ``TurnError/engine(_:chatId:)`` when no complete answer came (cancelled
     /// included) and ``TurnError/notRecorded(_:chatId:)`` when it could not be stored; in
     /// both cases the question stays as the chat's draft.
@@ -105,7 +108,9 @@ package struct TurnRunner: Sendable {
         if fitted.leftOut > 0 { leftOut(fitted.leftOut) }
         let reply: EngineReply
         do {
-            reply = try await engine.answer(to: fitted.messages, options: options.engine, receive: receive)
+            reply = try await engine.answer(
+                to: fitted.messages, options: options.engine,
+                receive: { piece in if !Task.isCancelled { receive(piece) } })
         } catch {
             throw .engine(error, chatId: id)
         }

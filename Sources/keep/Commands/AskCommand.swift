@@ -36,6 +36,12 @@ enum AskCommand {
 
             Example: keep ask -s claude -f main.swift -x "add error handling" > main.swift.new
             """,
+        examples: [
+            "keep ask \"why is the sky blue?\"": "Ask in a new chat; the answer streams to standard output:",
+            "keep ask -c \"and at sunset?\"": "Ask again in the chat answered last:",
+            "git diff | keep ask \"review this change\"": "Send piped text after the question:",
+            "keep ask --json \"capital of France?\" | jq -r .answer": "Take the answer from one JSON object:",
+        ],
         arguments: ArgumentParser(
             options: [chatOption, continueOption] + TurnFlags.all + [file, attach, extract]
                 + [

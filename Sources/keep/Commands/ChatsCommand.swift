@@ -10,12 +10,18 @@ import KeepTerminal
 /// `keep chats`: list, show, remove and search the chats.
 enum ChatsCommand {
     static let json = ArgumentParser.Option("--json", help: "print JSON instead of text")
+    static let ids = ArgumentParser.Option(
+        "--ids", help: "print only the ids, one a line, newest first: for scripts and shell completion")
 
     static let command = Command(
         "chats", summary: "List your chats, newest first (unreadable ones too, with why)",
         help: "Each line: id, last update, message count, title. A chat that cannot be read is listed with the "
             + "reason and left as it is.",
-        arguments: ArgumentParser(options: [json]),
+        examples: [
+            "keep chats": "List the chats:",
+            "keep chats --json | jq -r '.chats[].title'": "Print every chat's title:",
+        ],
+        arguments: ArgumentParser(options: [json, ids]),
         subcommands: [show, remove, search, rename, export, importing], run: list)
 
     static let format = ArgumentParser.Option(
@@ -23,29 +29,50 @@ enum ChatsCommand {
 
     static let rename = Command(
         "rename", summary: "Give a chat a new title",
+        examples: [
+            "keep chats rename 20250614-1530 rivers of Europe": "Give a chat the title \"rivers of Europe\":"
+        ],
         arguments: ArgumentParser(required: ["ID", "TITLE"], rest: "TITLE"), run: renameChat)
 
     static let export = Command(
         "export", summary: "Print a chat as Markdown (the default) or as keep's JSON, to import elsewhere",
+        examples: [
+            "keep chats export 20250614-1530 > rivers.md": "Write a chat as Markdown to a file:",
+            "keep chats export 20250614-1530 --format json > rivers.json":
+                "Write it as keep's JSON, to import on another machine:",
+        ],
         arguments: ArgumentParser(options: [format], required: ["ID"]), run: exportChat)
 
     static let importing = Command(
         "import", summary: "Add a chat from keep's JSON (`keep chats export ID --format json`)",
         help: "Never writes over a chat: when a chat or draft has the file's id, the chat gets a new id. "
             + "FILE `-` reads standard input.",
+        examples: [
+            "keep chats import rivers.json": "Add the chat a JSON export holds:"
+        ],
         arguments: ArgumentParser(options: [json], required: ["FILE"]), run: importChat)
 
     static let show = Command(
         "show", summary: "Print one chat, and its unanswered question if it has one",
+        examples: [
+            "keep chats show 20250614-1530": "Print a chat, named by any start of its id that only it has:"
+        ],
         arguments: ArgumentParser(options: [json], required: ["ID"]),
         run: showChat)
 
     static let remove = Command(
         "rm", summary: "Remove chats and their drafts",
+        examples: [
+            "keep chats rm 20250614-1530": "Remove a chat and its unanswered question:",
+            "keep chats rm 20250614-1530 20250615-0900": "Remove two chats at once:",
+        ],
         arguments: ArgumentParser(required: ["ID"], rest: "ID"), run: removeChats)
 
     static let search = Command(
         "search", summary: "Find the chats whose messages contain TEXT (ignoring case), with the matching line",
+        examples: [
+            "keep chats search danube": "Find every message that mentions the Danube:"
+        ],
         arguments: ArgumentParser(options: [json], required: ["TEXT"], rest: "TEXT"),
         run: searchChats)
 
@@ -53,6 +80,7 @@ enum ChatsCommand {
 
     static func list(_ invocation: Invocation) async throws {
         let chats = ChatRepository(storage: try await storage(invocation))
+        if invocation.arguments.has(ids.name) { return try await listIds(invocation, chats) }
         let listing: ChatSummaryListing
         let draftIds: [String]
         do {
@@ -85,6 +113,20 @@ enum ChatsCommand {
             text += "\(chat.id)  UNREADABLE: \(chat.reason)\n"
         }
         console.show(text)
+    }
+
+    /// `--ids`: every chat's id and every new chat's (one whose first question waits), in
+    /// reverse order of id (newest first, keep's ids starting with the time), read from the
+    /// store's listing alone: fast enough for a shell completing as you press Tab.
+    private static func listIds(_ invocation: Invocation, _ chats: ChatRepository) async throws {
+        if invocation.json { throw CommandFailure.usage("give --ids or --json, not both") }
+        let all: Set<String>
+        do {
+            all = Set(try await storage(invocation).listIds(.chats)).union(try await chats.draftIds())
+        } catch {
+            throw CommandFailure.failure("cannot list the chats: \(error)")
+        }
+        invocation.console.show(all.sorted(by: >).map { $0 + "\n" }.joined())
     }
 
     // MARK: - Show

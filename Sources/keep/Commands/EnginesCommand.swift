@@ -17,18 +17,30 @@ enum EnginesCommand {
             once with their age; then the default server (keep servers) is read again (GET {url}/models, with
             its key when one is set). Choosing a model from a list waits for a fresh one.
             """,
+        examples: [
+            "keep engines": "Show each server's kept readings, then read the current one:"
+        ],
         arguments: ArgumentParser(options: [ChatsCommand.json]), subcommands: [use, forget, retention], run: list)
 
     static let use = Command(
         "use", summary: "Make MODEL the remote engine's model, once a fresh reading of the server lists it",
+        examples: [
+            "keep engines use qwen2.5-7b-instruct": "Answer with a model the server lists:"
+        ],
         arguments: ArgumentParser(required: ["MODEL"]), run: useModel)
 
     static let forget = Command(
         "forget", summary: "Delete everything kept about the server at URL (readings, markers, preferences)",
+        examples: [
+            "keep engines forget http://gpu-box.lan:8000/v1": "Delete everything kept about a server:"
+        ],
         arguments: ArgumentParser(required: ["URL"]), run: forgetServer)
 
     static let retention = Command(
         "retention", summary: "Show how long readings are kept, or set it: DAYS (1-365) or forever",
+        examples: [
+            "keep engines retention 7": "Keep readings for a week:"
+        ],
         arguments: ArgumentParser(optional: ["DAYS|forever"]),
         run: showOrSetRetention)
 

@@ -16,6 +16,9 @@ enum UsageCommand {
             Reads every chat. Counts are the servers' own (sent with each streamed answer), never estimates;
             an answer whose server sent none is counted as an answer, its tokens left out.
             """,
+        examples: [
+            "keep usage --since 7": "Sum the tokens of the last week's answers, per model:"
+        ],
         arguments: ArgumentParser(options: [since, ChatsCommand.json]), run: run)
 
     static func run(_ invocation: Invocation) async throws {
