@@ -33,9 +33,10 @@ import KeepPorts
 /// full one (`ENOSPC`, `EDQUOT`) `.full`; every error names the operation, the path and the
 /// errno. Opening a store removes the temp files of writers that died, never a live one's.
 ///
-/// The calls that flush (`write`, `remove`, `clear`) run on the file stores' own threads
-/// (`IOThreads`), so a flush never holds one of Swift's cooperative threads; `read` and
-/// `listIds`, which do not flush, run on the caller's. Writes in flight at the same time
+/// The calls that flush (`write`, `remove`, `clear`) go through the file stores' own threads
+/// (`IOThreads`): at most one flush at a time runs on its caller's thread, which may be one
+/// of Swift's cooperative threads, and any other runs on a thread of the pool's, its caller
+/// suspended; `read` and `listIds`, which do not flush, run on the caller's. Writes in flight at the same time
 /// in one namespace share the directory's flush (group commit, see `GroupCommit`): a write
 /// waits, suspended, for the first flush that begins after its rename, so none returns
 /// before its own rename is durable, and a lone write flushes at once.
