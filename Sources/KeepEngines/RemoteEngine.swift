@@ -17,7 +17,7 @@ import KeepPorts
 /// never sent.
 ///
 /// Every failure is one ``EngineError`` line: 401/403 say the server wants a key (or
-/// refused the one sent) and how to store one (`keep key set SLOT`); another HTTP error
+/// refused the one sent), with storing one as the remedy; another HTTP error
 /// gives the status and the server's own message when it sent JSON; a refused
 /// connection, an unknown host and a silence longer than `idleTimeout` each say so.
 /// Cancelling the calling task cancels the request. A server that ignores `stream` and
@@ -60,7 +60,8 @@ package struct RemoteEngine: ChatEngine {
     static let redirectLimit = 5
 
     /// The engine for the server at `baseURL`. `readKey` is called once per request and
-    /// answers the key, or `nil` for none; nothing is sent until ``reply(to:receive:)``.
+    /// answers the key, or `nil` for none; nothing is sent until
+    /// ``answer(to:options:receive:)``.
     package init(
         baseURL: String, model: String, temperature: Double, keyRef: SecretRef, idleTimeout: TimeInterval = 300,
         keyOverHttpHosts: [String] = [], answerLimit: Int = defaultAnswerLimit,
@@ -76,10 +77,9 @@ package struct RemoteEngine: ChatEngine {
         self.readKey = readKey
     }
 
-    package func reply(
-        to conversation: [ChatMessage], receive: @escaping @Sendable (String) -> Void
-    ) async throws(EngineError) -> String {
-        try await answer(to: conversation, options: EngineOptions(), receive: receive).text
+    /// The server at ``displayURL``, the `model` setting's model and the key in ``keyRef``.
+    package var endpoint: EngineEndpoint? {
+        EngineEndpoint(server: displayURL, model: model, keyRef: keyRef)
     }
 
     /// The answer from the model `options` names (else the `model` setting's), with the
@@ -102,9 +102,8 @@ package struct RemoteEngine: ChatEngine {
                 for: url, sendsKey: !(key ?? "").isEmpty, allowedHosts: keyOverHttpHosts)
         {
             throw EngineError(
-                .cleartext,
-                CleartextRule.refusal(
-                    host: host, keyRef: keyRef.description, keyRemoval: Self.keyRemoveCommand(keyRef)))
+                .cleartext, CleartextRule.refusal(host: host, keyRef: keyRef.description),
+                remedy: .keyOverPlainHTTP(keyRef, host: host))
         }
         var askingUsage = true
         for _ in 0...Self.redirectLimit {
@@ -167,9 +166,8 @@ package struct RemoteEngine: ChatEngine {
         if let apiKey, !apiKey.isEmpty {
             guard !apiKey.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 throw EngineError(
-                    .configuration,
-                    "the API key in \(keyRef) holds a line break or another control character; "
-                        + "store it again with \(keySetCommand(keyRef))")
+                    .configuration, "the API key in \(keyRef) holds a line break or another control character",
+                    remedy: .replaceKey(keyRef))
             }
             request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
         }
@@ -213,7 +211,10 @@ package struct RemoteEngine: ChatEngine {
                     case .refuse(let refusal):
                         throw EngineError(
                             .redirected,
-                            refusal.message(server: displayURL, suffix: "/chat/completions", hidingKey: key))
+                            refusal.message(server: displayURL, suffix: "/chat/completions", hidingKey: key),
+                            remedy: refusal.suggestedBase(suffix: "/chat/completions", hidingKey: key).map {
+                                .pointBaseURL($0)
+                            })
                     }
                 }
                 if Self.isSuccess(received), let kind = Self.notAnEventStream(received) {
@@ -300,15 +301,21 @@ package struct RemoteEngine: ChatEngine {
         let message = ChatCompletionsWire.ErrorBody.message(in: body).map { Self.oneLine($0, hiding: key) }
         let said = "HTTP \(status)" + (message.map { ": " + $0 } ?? "")
         if status == 401 || status == 403 {
-            let sent = key != nil
+            if key != nil {
+                return EngineError(
+                    .unauthorized, status: status,
+                    "the server at \(displayURL) refused the API key in \(keyRef) (\(said))",
+                    remedy: .replaceKey(keyRef))
+            }
+            if let keyUnreadable {
+                return EngineError(
+                    .unauthorized, status: status,
+                    "the server at \(displayURL) wants an API key (\(said)); "
+                        + "the key in \(keyRef) could not be read: \(keyUnreadable)")
+            }
             return EngineError(
-                .unauthorized, status: status,
-                sent
-                    ? "the server at \(displayURL) refused the API key in \(keyRef) (\(said)); "
-                        + "store the right one with \(Self.keySetCommand(keyRef))"
-                    : "the server at \(displayURL) wants an API key (\(said)); "
-                        + (keyUnreadable.map { "the key in \(keyRef) could not be read: \($0)" }
-                            ?? "store one with \(Self.keySetCommand(keyRef))"))
+                .unauthorized, status: status, "the server at \(displayURL) wants an API key (\(said))",
+                remedy: .storeKey(keyRef))
         }
         let reason = message == nil ? " " + HTTPURLResponse.localizedString(forStatusCode: status) : ""
         return EngineError(.http, status: status, "the server at \(displayURL) answered \(said)\(reason)")
@@ -352,18 +359,6 @@ package struct RemoteEngine: ChatEngine {
         parts.user = nil
         parts.password = nil
         return parts.string ?? baseURL
-    }
-
-    /// `keep key set SLOT`, with `--account` when the account is not the default.
-    package static func keySetCommand(_ ref: SecretRef) -> String {
-        "`keep key set \(ref.slot.rawValue)"
-            + (ref.account == "default" ? "" : " --account \(StorageError.quoted(ref.account))") + "`"
-    }
-
-    /// `keep key rm SLOT`, with `--account` when the account is not the default.
-    static func keyRemoveCommand(_ ref: SecretRef) -> String {
-        "`keep key rm \(ref.slot.rawValue)"
-            + (ref.account == "default" ? "" : " --account \(StorageError.quoted(ref.account))") + "`"
     }
 
     /// A server's message on one line, at most 300 characters, with the key hidden.

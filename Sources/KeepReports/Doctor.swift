@@ -393,8 +393,8 @@ package enum Doctor {
                     "key over http", .problem,
                     "baseUrl is plain http to \(host), which is not this machine, and a key is stored in \(ref): "
                         + "keep refuses to send it, so the remote engine cannot ask",
-                    advice: "use an https:// baseUrl; or remove the key (keep key rm \(ref.slot.rawValue)); or, on a "
-                        + "network you trust, keep settings set keyOverHttpHosts \(host)")
+                    advice: "use an https:// baseUrl; or remove the key (\(CommandAdvice.keyRemove(ref))); or, on a "
+                        + "network you trust, \(CommandAdvice.allowHost(host))")
             ]
         }
     }

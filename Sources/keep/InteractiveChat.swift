@@ -96,8 +96,8 @@ struct InteractiveChat {
     }
 
     private var engineName: String {
-        guard let remote = engine as? RemoteEngine else { return "echo engine (offline)" }
-        return "remote engine: \(options.engine.model ?? remote.model) at \(remote.displayURL)"
+        guard let endpoint = engine.endpoint else { return "\(engine.id) engine (offline)" }
+        return "\(engine.id) engine: \(options.engine.model ?? endpoint.model) at \(endpoint.server)"
     }
 
     /// Reads and handles lines until end of input or `/quit`.
@@ -337,7 +337,7 @@ struct InteractiveChat {
         if case TurnError.engine(let cause, _) = error, cause.code == .cancelled {
             say("(stopped; the question is kept as this chat's draft: press Enter to ask it again)")
         } else {
-            console.error("\(error)")
+            console.error(CommandAdvice.line(for: error))
             say("(press Enter to ask it again)")
         }
     }
@@ -347,8 +347,8 @@ struct InteractiveChat {
     private mutating func turnOption(_ command: String, _ value: String) async {
         if command == "/model" {
             guard !value.isEmpty else {
-                let setting = (engine as? RemoteEngine)?.model
-                say("Model: \(options.engine.model ?? setting ?? "none (the echo engine has no models)")")
+                let setting = engine.endpoint?.model
+                say("Model: \(options.engine.model ?? setting ?? "none (the \(engine.id) engine has no models)")")
                 return
             }
             options.engine.model = value
