@@ -76,9 +76,14 @@ public enum FileStamps {
     }
 
     private static func stamp(_ info: stat) -> FileStamp {
-        FileStamp(
-            size: Int64(info.st_size),
-            modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+        // The modification time's field is named differently on Darwin.
+        #if canImport(Darwin)
+            let modified = info.st_mtimespec
+        #else
+            let modified = info.st_mtim
+        #endif
+        return FileStamp(
+            size: Int64(info.st_size), modified: Int64(modified.tv_sec) * 1_000_000_000 + Int64(modified.tv_nsec),
             inode: UInt64(info.st_ino), irregularity: FileStamp.irregularity(info.st_mode))
     }
 
