@@ -8,7 +8,9 @@ import PackageDescription
 /// wrapped in a system-library target and imported only by the adapter that uses it.
 let package = Package(
     name: "Keep",
-    platforms: [.macOS(.v15)],
+    // The libraries are for the phone and the desktop alike; Linux, where everything is built and
+    // tested, needs no entry. (Synchronization's Mutex sets the floor: macOS 15, iOS 18.)
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         // What an app developer depends on: the ports, the adapters, the contract kit, the core.
         .library(name: "KeepPorts", targets: ["KeepPorts"]),

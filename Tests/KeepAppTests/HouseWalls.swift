@@ -53,7 +53,10 @@ enum HouseWall {
 
     /// What iOS does not have at all, whatever the branch: a child process.
     static let notOnIOS: [(pattern: String, what: String)] = [
-        (#"(?:\bFoundation\.Process\b|(?<![\w.])Process\s*\(|:\s*Process\b|\bposix_spawn\w*|\bfork\s*\(|\bexecv\w*\s*\()"#, "a child process, which iOS does not allow")
+        (
+            #"(?:\bFoundation\.Process\b|(?<![\w.])Process\s*\(|:\s*Process\b|\bposix_spawn\w*|\bfork\s*\(|\bexecv\w*\s*\()"#,
+            "a child process, which iOS does not allow"
+        )
     ]
 
     static let portableLibrariesUseNoLinuxOnlyAPI = SourceWall(

@@ -64,6 +64,17 @@ struct ManifestTests {
         #expect(conditioned >= 2, "the pair: KeepSealed → CCrypto and KeepApp → KeepSecretService are there")
     }
 
+    @Test("the manifest names iOS and macOS: the libraries are for the phone as much as the desktop")
+    func platformsNameThePhone() async throws {
+        let scratch = try TemporaryDirectory()
+        let run = try await ToolRun.run(
+            "swift",
+            ["package", "--package-path", SourceTree.root.path, "--scratch-path", scratch.path, "dump-package"])
+        let json = try JSONSerialization.jsonObject(with: Data(run.outputBytes)) as? [String: Any] ?? [:]
+        let names = Set((json["platforms"] as? [[String: Any]] ?? []).compactMap { $0["platformName"] as? String })
+        #expect(names == ["ios", "macos"], "\(names)")
+    }
+
     @Test("the portability wall covers every library product an Apple platform would use")
     func portabilityWallCoversTheProducts() async throws {
         let products = try await TestOnlyTargetsTests.manifest().products

@@ -132,7 +132,8 @@ extension KeptWall {
             for (store, declaring) in stores {
                 for file in files where !file.matches("\\b\(store)\\b").isEmpty {
                     let ownFolder =
-                        file.path == declaring.path || (file.isStoreCode && declaring.isStoreCode && file.owner == declaring.owner)
+                        file.path == declaring.path
+                        || (file.isStoreCode && declaring.isStoreCode && file.owner == declaring.owner)
                     if ownFolder || file.isUnder(Exception.compositionRoot) || file.isTool { continue }
                     found.append("\(file.path) names the store class \(store)")
                 }
@@ -170,7 +171,9 @@ extension KeptWall {
         breach: [
             SourceFile(
                 path: "Sources/KeepPorts/EnginesStorePort.swift",
-                text: "public protocol EnginesStorePort: Sendable {\n    func keepReading(_ reading: KeptRecord) async\n}\n")
+                text:
+                    "public protocol EnginesStorePort: Sendable {\n    func keepReading(_ reading: KeptRecord) async\n}\n"
+            )
         ])
 
     // MARK: - What a store sees
