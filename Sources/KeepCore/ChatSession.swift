@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The flow of a turn: ``begin(question:)`` keeps the question as the chat's draft (the
 /// chat itself is not touched, so an answer still streaming is never stored);
-/// ``record(question:answer:engine:)`` then writes the whole chat with both messages in
+/// ``recordTurn(question:answer:engine:model:server:usage:system:)`` then writes the whole chat with both messages in
 /// one write and clears the draft. If the answer never comes (the app is killed, the
 /// engine fails) the question stays as the draft and ``draft()`` offers it again.
 ///
@@ -84,14 +84,6 @@ public actor ChatSession {
         return try await turns.run { () async throws(ChatError) in
             try await self.write(question: question, reply: reply, engine: engine, system: system)
         }
-    }
-
-    /// ``recordTurn(question:answer:engine:model:server:usage:system:)``, answering `nil`
-    /// instead of throwing when the write failed: the indices come from whatever did the
-    /// write, or not at all.
-    @discardableResult
-    public func record(question: String, answer: String, engine: String) async -> RecordedTurn? {
-        try? await recordTurn(question: question, answer: answer, engine: engine)
     }
 
     private func write(

@@ -90,7 +90,7 @@ struct ReportTests {
         try await settings.setSecret("openaiApiKey", "sk-do-not-print")
         try await settings.set("model", .string("a-model"))
         let report = await SettingsReport.make(
-            settings, backend: SecretsBackend(secrets: secrets, keyStore: MemoryKeyStore()))
+            SettingsFacade(settings), backend: SecretsBackend(secrets: secrets, keyStore: MemoryKeyStore()))
         let text = try JSONReport.text(of: report)
         #expect(text.contains("a-model"), "the report holds the values it shows")
         #expect(!text.contains("sk-do-not-print"))
