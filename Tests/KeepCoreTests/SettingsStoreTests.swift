@@ -59,7 +59,7 @@ struct SettingsStoreTests {
             try await settings.set(key, value)
             Issue.record("\(value) was accepted for \(key)")
         } catch {
-            guard case .refused(let refusedKey, _) = error else {
+            guard error.code == .refused, let refusedKey = error.key else {
                 Issue.record("wrong error: \(error)")
                 return
             }
@@ -100,7 +100,7 @@ struct SettingsStoreTests {
                 try await settings.set(key, value)
                 Issue.record("set of \(key) succeeded on a failing store")
             } catch {
-                guard case .storage(let storageError) = error else {
+                guard let storageError = error.storage else {
                     Issue.record("wrong error: \(error)")
                     continue
                 }

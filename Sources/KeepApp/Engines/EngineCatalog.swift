@@ -63,7 +63,7 @@ package enum EngineCatalog {
             do throws(SettingsError) {
                 return try await readSecret(secrets: secrets, ref: ref)
             } catch {
-                guard case .secrets(let reason) = error else {
+                guard let reason = error.secrets else {
                     throw EngineError(.key, "cannot read the API key in \(ref): \(error)")
                 }
                 throw EngineError(.key, "cannot read the API key: \(reason)")
