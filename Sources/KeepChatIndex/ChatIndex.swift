@@ -209,14 +209,16 @@ package struct ChatIndex: Sendable {
                 chats.append(ChatSummary(chat))
                 changed.append((chat, stamp))
                 continue
-            } catch .unreadable(let chat) {
-                unreadable.append(chat)
-            } catch .storage(let error) {
-                // The directory was listed, so a file that fails its read is that file's
-                // problem (EACCES, EIO), never the listing's.
-                unreadable.append(UnreadableChat(id: id, reason: error.description))
             } catch {
-                unreadable.append(UnreadableChat(id: id, reason: "\(error)"))
+                if error.code == .unreadable, let chat = error.chat {
+                    unreadable.append(chat)
+                } else if let failure = error.storage {
+                    // The directory was listed, so a file that fails its read is that file's
+                    // problem (EACCES, EIO), never the listing's.
+                    unreadable.append(UnreadableChat(id: id, reason: failure.description))
+                } else {
+                    unreadable.append(UnreadableChat(id: id, reason: "\(error)"))
+                }
             }
             if indexed { gone.append(id) }
         }

@@ -266,9 +266,9 @@ struct InteractiveChat {
         var waiting: String?
         do throws(ChatError) {
             waiting = try await runner.chats.draft(for: id)
-        } catch .unreadableDraft(let draft) where chat != nil {
+        } catch  where error.code == .unreadableDraft && chat != nil {
             // The draft's problem: the chat opens all the same.
-            console.error(ChatError.unreadableDraft(draft).description)
+            console.error(error.description)
         }
         guard chat != nil || waiting != nil else { return false }
         current = id
