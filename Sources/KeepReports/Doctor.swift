@@ -323,10 +323,10 @@ package enum Doctor {
                     detail + "; left as they are, unread: " + list(problems.map(\.description), separator: "; "))
             }
             return .init("kept data", .ok, detail)
-        case .notKept(.noSecureStore):
+        case .notKept(let reason) where reason.code == .noSecureStore:
             // The secrets check above says how to get a keyring.
             return .init("kept data", .note, kept.status.summary)
-        case .notKept(.keyStoreUnavailable):
+        case .notKept:  // the key store could not be asked, and any reason to come
             return .init(
                 "kept data", .problem, kept.status.summary,
                 advice: "unlock the keyring (or start it), then run keep again; what was kept is still there")

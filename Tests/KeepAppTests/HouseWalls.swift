@@ -1,9 +1,11 @@
 import KeepTestSupport
 
-/// The house's walls over the source tree: how blocking work leaves Swift's pool, and what a
-/// library an Apple platform would use may call.
+/// The house's walls over the source tree: how blocking work leaves Swift's pool, what a
+/// library an Apple platform would use may call, and a public API that can grow.
 enum HouseWall {
-    static let all: [SourceWall] = [blockingWorkThroughTwoMechanisms, portableLibrariesUseNoLinuxOnlyAPI]
+    static let all: [SourceWall] = [
+        blockingWorkThroughTwoMechanisms, portableLibrariesUseNoLinuxOnlyAPI, errorCodesAreGrowable,
+    ]
 
     // MARK: - Blocking work
 
@@ -89,5 +91,33 @@ enum HouseWall {
             SourceFile(
                 path: "Sources/KeepConformance/Tool.swift",
                 text: "let process = Process()\nprocess.executableURL = URL(fileURLWithPath: \"/bin/true\")\n"),
+        ])
+
+    // MARK: - A public API that can grow
+
+    /// The library products, whose public API an app is built against.
+    static let libraryTargets = portableTargets.union(["KeepSecretService"])
+
+    static let errorCodesAreGrowable = SourceWall(
+        rule:
+            "no library product declares a public enum of errors, codes or reasons: each is a growable struct, so a new one breaks no client's switch",
+        violations: { files in
+            var found: [String] = []
+            var growable = 0
+            for file in files where libraryTargets.contains(file.target) && file.isUnder("Sources/") {
+                for name in file.matches(#"\bpublic\s+(?:indirect\s+)?enum\s+(\w*(?:Error|Code|Reason))\b"#) {
+                    found.append("\(file.path) declares the public enum \(name)")
+                }
+                growable += file.matches(#"\bpublic\s+struct\s+(?:Code|Reason)\b"#).count
+            }
+            return growable == 0 ? ["no growable code found: the scan is not looking"] : found
+        },
+        breach: [
+            SourceFile(
+                path: "Sources/KeepPorts/QuotaError.swift",
+                text: "public enum QuotaError: Error {\n    case exceeded\n}\n"),
+            SourceFile(
+                path: "Sources/KeepSQLite/BackupError.swift",
+                text: "public struct BackupError: Error {\n    public enum Code: String { case full }\n}\n"),
         ])
 }
