@@ -12,7 +12,7 @@ public enum BootResult: Sendable {
     /// Growable: a struct over a private enum, so a later version may add one as a new
     /// static member without breaking anyone's `switch`. Compare with `==`, or switch with a
     /// `default`.
-    public struct Reason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Reason: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case storageUnavailable = "storage_unavailable"
         }
@@ -23,16 +23,8 @@ public enum BootResult: Sendable {
             self.base = base
         }
 
-        /// The reason named `rawValue` (`storage_unavailable`), or `nil` for a name this
-        /// version does not know.
-        public init?(rawValue: String) {
-            guard let base = Base(rawValue: rawValue) else { return nil }
-            self.base = base
-        }
-
         /// The reason's name, as the crash screen shows it: `storage_unavailable`.
-        public var rawValue: String { base.rawValue }
-        public var description: String { rawValue }
+        public var description: String { base.rawValue }
 
         /// The store could not be reached or written (refused, full, broken).
         public static let storageUnavailable = Reason(.storageUnavailable)

@@ -45,7 +45,7 @@ package enum Doctor {
         case .failed(let reason, let detail):
             checks.append(
                 .init(
-                    "store", .problem, "\(reason.rawValue): \(detail)",
+                    "store", .problem, "\(reason): \(detail)",
                     advice: "check that \(root) and everything in it is readable and writable by you"))
             checks.append(await secretsCheck(composition))
             return DoctorReport(dataRoot: root, checks: checks)

@@ -26,7 +26,7 @@ struct BootTests {
             return
         }
         #expect(reason == .storageUnavailable)
-        #expect(reason.rawValue == "storage_unavailable")
+        #expect(reason.description == "storage_unavailable")
         #expect(detail.contains(fault.name), "\(detail)")
         #expect(detail.contains(SettingsStore.key.description), "\(detail)")
 
