@@ -29,9 +29,15 @@ package protocol ChatEngine: Sendable {
     func answer(
         to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
     ) async throws(EngineError) -> EngineReply
+
+    /// How many tokens one request may carry (``ContextBudget``); `nil` for no limit.
+    var contextBudget: Int? { get }
 }
 
 extension ChatEngine {
     /// An engine that asks no server has no endpoint.
     package var endpoint: EngineEndpoint? { nil }
+
+    /// No limit: the whole conversation is sent.
+    package var contextBudget: Int? { nil }
 }

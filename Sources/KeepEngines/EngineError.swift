@@ -51,6 +51,9 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
         /// The server sent the request to another `baseUrl`, which the user may point the
         /// setting at if it is the right server.
         case pointBaseURL(String)
+        /// The server is to be verified against an authority of its own, which this build
+        /// cannot do: added again without one, it is verified against the system's.
+        case useSystemAuthorities(server: String)
     }
 
     /// What kind of failure this is: what a caller switches on.

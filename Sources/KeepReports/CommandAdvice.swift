@@ -39,6 +39,8 @@ package enum CommandAdvice {
                 + "or, for a server on a network you trust, allow that host with \(allowHost(host))"
         case .pointBaseURL(let url):
             ". If that is the right server, point keep at it: \(setBaseURL(url))"
+        case .useSystemAuthorities(let server):
+            " (keep servers add \(server) URL without --ca uses the system's authorities)"
         }
     }
 

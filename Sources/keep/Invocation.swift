@@ -29,13 +29,13 @@ struct Invocation: Sendable {
         }
     }
 
-    /// The engine the settings choose for a turn. An engine that sends a key (one with an
-    /// ``KeepEngines/EngineEndpoint``) using a key from the environment (no keyring answered)
-    /// says so once, and why: that key is this run's only.
-    func engine(for core: AppCore) async throws(CommandFailure) -> any ChatEngine {
+    /// The engine the settings choose for a turn (asking `choice`'s server). An engine that
+    /// sends a key (one with an ``KeepEngines/EngineEndpoint``) using a key from the
+    /// environment (no keyring answered) says so once, and why: that key is this run's only.
+    func engine(for core: AppCore, choice: TurnChoice? = nil) async throws(CommandFailure) -> any ChatEngine {
         let engine: any ChatEngine
         do {
-            engine = try await composition.engine(for: core)
+            engine = try await composition.engine(for: core, choice: choice)
         } catch {
             throw .because(error)
         }
@@ -45,7 +45,7 @@ struct Invocation: Sendable {
         if !backend.environmentKeys.isEmpty, let warning = backend.warning {
             console.warning(warning)
         }
-        await warnIfKeyUnreadable(endpoint.keyRef, backend, needsKey: KeyringChecks.needsKey(core))
+        await warnIfKeyUnreadable(endpoint.keyRef, backend, needsKey: KeyringChecks.needsKey(url: endpoint.server))
         return engine
     }
 

@@ -148,7 +148,8 @@ struct ChatEngineTests {
         ) { () async throws(EngineError) in nil }
         #expect(
             remote.endpoint
-                == EngineEndpoint(server: "http://127.0.0.1:8080/v1", model: "m", keyRef: SecretRef(.openrouter)))
+                == EngineEndpoint(
+                    name: "default", server: "http://127.0.0.1:8080/v1", model: "m", keyRef: SecretRef(.openrouter)))
         let echo: any ChatEngine = EchoEngine()
         #expect(echo.endpoint == nil, "the echo asks no server")
     }

@@ -10,7 +10,7 @@ import KeepPorts
 /// A turn has two steps. ``begin(_:in:)`` keeps the question as the chat's draft, so a
 /// crash, a kill or a failed answer leaves it to be offered again; for a new chat it also
 /// claims the id, under the ``StoreLock``, so ids are unique across processes (the draft is
-/// the claim). ``answer(_:in:options:receive:)`` asks the engine with the lock *not* held,
+/// the claim). ``answer(_:in:options:leftOut:receive:)`` asks the engine with the lock *not* held,
 /// then takes the lock, reads the chat afresh, appends the question and the answer in one
 /// write, and clears the draft: two processes answering in the same chat each add their
 /// turn, and neither loses the other's. The chat answered last is found in the chat index
@@ -46,6 +46,10 @@ package struct TurnRunner: Sendable {
     /// Keeps `question` as the draft of the chat `id`, or of a new chat when `id` is
     /// `nil`, and answers the session on it.
     ///
+    /// A new chat whose first answer never came is its draft alone; the same question asked
+    /// again in a new chat goes to that chat (``unansweredNewChat(asking:)``), so failed
+    /// first asks never pile up as new chats, one per try.
+    ///
     /// Throws ``TurnError/noSuchChat(_:)`` when there is neither a chat nor a draft with
     /// that id; ``TurnError/chats(_:)`` (the chat is unreadable, or the store failed) and
     /// ``TurnError/lock(_:)`` when nothing could be kept.
@@ -54,6 +58,11 @@ package struct TurnRunner: Sendable {
             let held = try await acquire()
             defer { held.release() }
             return try await chatsCall { () async throws(ChatError) in
+                if let waiting = try await unansweredNewChat(asking: question),
+                    let session = try await ChatSession.open(waiting, repository: chats, now: now)
+                {
+                    return session
+                }
                 let session = try await ChatSession.start(repository: chats, now: now)
                 try await session.begin(question: question)
                 return session
@@ -78,18 +87,25 @@ package struct TurnRunner: Sendable {
     /// Throws ``TurnError/engine(_:chatId:)`` when no complete answer came (cancelled
     /// included) and ``TurnError/notRecorded(_:chatId:)`` when it could not be stored; in
     /// both cases the question stays as the chat's draft.
+    ///
+    /// A conversation that would pass the engine's context budget is sent without its oldest
+    /// turns (``ContextBudget``; the chat keeps them all), and `leftOut` is told how many, before
+    /// anything is sent.
     package func answer(
         _ question: String, in session: ChatSession, options: TurnOptions = TurnOptions(),
-        receive: @escaping @Sendable (String) -> Void
+        leftOut: @Sendable (Int) -> Void = { _ in }, receive: @escaping @Sendable (String) -> Void
     ) async throws(TurnError) -> Chat {
         let id = await session.id
         let chat = await session.chat
         let system = options.systemPrompt(for: chat).map { [ChatMessage(role: .system, text: $0, time: now())] }
+        let asked = ChatMessage(role: .user, text: question, time: now(), attachments: options.attachments)
+        let fitted = ContextBudget.fit(
+            (system ?? []) + chat.messages + [asked], budget: engine.contextBudget,
+            reserve: options.engine.maxTokens ?? 0)
+        if fitted.leftOut > 0 { leftOut(fitted.leftOut) }
         let reply: EngineReply
         do {
-            reply = try await engine.answer(
-                to: (system ?? []) + chat.messages + [ChatMessage(role: .user, text: question, time: now())],
-                options: options.engine, receive: receive)
+            reply = try await engine.answer(to: fitted.messages, options: options.engine, receive: receive)
         } catch {
             throw .engine(error, chatId: id)
         }
@@ -109,7 +125,8 @@ package struct TurnRunner: Sendable {
                 ?? ChatSession(chat: Chat(id: id, created: now()), repository: chats, now: now)
             _ = try await current.recordTurn(
                 question: question, answer: reply.text, engine: engine.id, model: reply.model, server: reply.server,
-                usage: reply.usage, system: options.system)
+                usage: reply.usage, system: options.system, serverName: reply.serverName,
+                attachments: options.attachments, role: options.role)
             // A cache: a crash before this line is caught by the stamps at the next listing.
             await index?.recorded(await current.chat, before: before)
             return await current.chat
@@ -135,6 +152,22 @@ package struct TurnRunner: Sendable {
             "\(listing.unreadable.count == 1 ? "chat" : "chats") \(names) cannot be read, and may be the one "
                 + "answered last; continuing chat \(StorageError.quoted(recent)) instead"
         )
+    }
+
+    /// The id of a new chat that is only its draft, and whose draft is `question`: a first
+    /// ask that failed, asked again. The newest, when several are (left by a build that
+    /// piled them up). The caller holds the lock.
+    private func unansweredNewChat(asking question: String) async throws(ChatError) -> String? {
+        for id in try await chats.draftIds().sorted(by: >) {
+            // An unreadable draft is its own problem: it is not this question.
+            guard (try? await chats.draft(for: id)) == question else { continue }
+            do {
+                if try await chats.read(id) == nil { return id }
+            } catch where error.code == .unreadable {
+                continue  // a chat is there, though it cannot be read: not a new chat
+            }
+        }
+        return nil
     }
 
     private func acquire() async throws(TurnError) -> StoreLock.Held {
