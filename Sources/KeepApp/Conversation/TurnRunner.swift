@@ -163,7 +163,7 @@ package struct TurnRunner: Sendable {
             guard (try? await chats.draft(for: id)) == question else { continue }
             do {
                 if try await chats.read(id) == nil { return id }
-            } catch where error.code == .unreadable {
+            } catch  where error.code == .unreadable {
                 continue  // a chat is there, though it cannot be read: not a new chat
             }
         }
