@@ -39,7 +39,7 @@ package enum RedirectPolicy {
         /// follow, with the key hidden from the address the server gave. `suffix` is the path
         /// keep appended to `baseUrl` (`/chat/completions`, `/models`). Which `baseUrl` would
         /// reach that server is ``suggestedBase(suffix:hidingKey:)``, for the caller to offer.
-        package func message(server: String, suffix: String, hidingKey key: String?) -> String {
+        package func message(server: String, suffix: String, hidingKey key: APIKey?) -> String {
             switch self {
             case .otherOrigin(let status, let url):
                 return "the server at \(server) redirected the request (HTTP \(status)) to "
@@ -62,7 +62,7 @@ package enum RedirectPolicy {
         /// may want to point keep there (another origin, or a move that changed the method):
         /// the address without its query, fragment and `suffix`, the key hidden. `nil` for a
         /// downgrade to plain http, and for no address at all.
-        package func suggestedBase(suffix: String, hidingKey key: String?) -> String? {
+        package func suggestedBase(suffix: String, hidingKey key: APIKey?) -> String? {
             switch self {
             case .otherOrigin(_, let url), .methodChange(_, _, let url): Self.base(of: url, suffix: suffix, key)
             case .downgrade, .noLocation: nil
@@ -71,13 +71,13 @@ package enum RedirectPolicy {
 
         /// The address a redirect named, key hidden, query and fragment left off (they may
         /// hold tokens of their own).
-        private static func shown(_ url: URL, _ key: String?) -> String {
+        private static func shown(_ url: URL, _ key: APIKey?) -> String {
             ServerText.hidingKey(Self.withoutQuery(url), key)
         }
 
         /// The `baseUrl` to set for the server `url` is on: `url` without its query and
         /// fragment, and without `suffix` when its path ends with it.
-        private static func base(of url: URL, suffix: String, _ key: String?) -> String {
+        private static func base(of url: URL, suffix: String, _ key: APIKey?) -> String {
             var text = withoutQuery(url)
             if text.hasSuffix(suffix) { text.removeLast(suffix.count) }
             return ServerText.hidingKey(text, key)

@@ -8,14 +8,15 @@ import Foundation
 /// Only the key is replaced (its `Bearer` form contains it, so that is hidden too); the
 /// rest of the text is the server's own. Control characters are left for the terminal
 /// printer to neutralise (``TerminalText``), so what is kept holds the server's bytes.
+/// An answer that arrives in pieces is hidden piece by piece by ``KeyRedactor``.
 package enum ServerText {
     /// What stands in for the key.
     package static let hiddenKey = "[your key]"
 
     /// `text` with every occurrence of `key` replaced by ``hiddenKey``; `text` as it is
-    /// when there is no key, or an empty one.
-    package static func hidingKey(_ text: String, _ key: String?) -> String {
-        guard let key, !key.isEmpty, text.contains(key) else { return text }
-        return text.replacingOccurrences(of: key, with: hiddenKey)
+    /// when there is no key.
+    package static func hidingKey(_ text: String, _ key: APIKey?) -> String {
+        guard key != nil else { return text }
+        return KeyRedactor.hiding(key, in: text)
     }
 }

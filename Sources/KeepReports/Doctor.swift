@@ -57,7 +57,7 @@ package enum Doctor {
         }
         checks.append(settingsCheck(core.settings))
         checks.append(contentsOf: await chatsChecks(core.chats))
-        checks.append(await secretsCheck(composition, needsKey: KeyringChecks.needsKey(core)))
+        checks.append(await secretsCheck(composition, needsKey: await KeyringChecks.needsKey(core)))
         if let plaintext = KeyringChecks.plaintextKeys(root) { checks.append(plaintext) }
         checks.append(await keptCheck(composition, root))
         checks.append(await engineCheck(core, composition))
@@ -359,13 +359,14 @@ package enum Doctor {
         }
         return KeyringChecks.engineKey(
             await composition.secrets().presence(of: ref), ref: ref, server: server,
-            needsKey: KeyringChecks.needsKey(core))
+            needsKey: await KeyringChecks.needsKey(core))
     }
 
     // MARK: - The network edge
 
     /// Whether the remote engine's key would go over plain http to a host that is not this
-    /// machine (``CleartextRule``): a problem unless the user allowed that host by name
+    /// machine (``CleartextRule``, the transport's own rule: the host resolved, every address
+    /// loopback): a problem unless the user allowed that host by name
     /// (`keyOverHttpHosts`), which is a note. Nothing when no key is stored or the engine is
     /// not the remote one.
     static func keyTransportChecks(_ core: AppCore, _ composition: Composition) async -> [DoctorReport.Check] {
@@ -375,10 +376,10 @@ package enum Doctor {
             let ref = try? SettingRegistry.apiKeyRef(settings),
             (try? await composition.secrets().secrets.has(ref)) == true
         else { return [] }
-        switch CleartextRule.verdict(
+        switch await CleartextRule.verdict(
             for: url, sendsKey: true, allowedHosts: SettingRegistry.keyOverHttpHostsIn(settings))
         {
-        case .fine:
+        case .fine, .thisMachine:
             return []
         case .allowedByName(let host):
             return [
@@ -387,11 +388,12 @@ package enum Doctor {
                     "the key in \(ref) goes over plain http to \(host), as keyOverHttpHosts allows; "
                         + "anyone on that network can read it")
             ]
-        case .refused(let host):
+        case .refused(let host, let detail):
             return [
                 .init(
                     "key over http", .problem,
-                    "baseUrl is plain http to \(host), which is not this machine, and a key is stored in \(ref): "
+                    "baseUrl is plain http to \(host), \(CleartextRule.notThisMachine(detail)), and a key is stored "
+                        + "in \(ref): "
                         + "keep refuses to send it, so the remote engine cannot ask",
                     advice: "use an https:// baseUrl; or remove the key (\(CommandAdvice.keyRemove(ref))); or, on a "
                         + "network you trust, \(CommandAdvice.allowHost(host))")

@@ -45,7 +45,7 @@ struct Invocation: Sendable {
         if !backend.environmentKeys.isEmpty, let warning = backend.warning {
             console.warning(warning)
         }
-        await warnIfKeyUnreadable(endpoint.keyRef, backend, needsKey: KeyringChecks.needsKey(url: endpoint.server))
+        await warnIfKeyUnreadable(endpoint.keyRef, backend, url: endpoint.server)
         return engine
     }
 
@@ -53,8 +53,10 @@ struct Invocation: Sendable {
     /// question never goes out keyless in silence: always for a keyring that refuses
     /// (locked), and without any keyring when the server is not on this machine (a local
     /// one needs no key; a 401 from it says the key could not be read).
-    private func warnIfKeyUnreadable(_ ref: SecretRef, _ backend: SecretsBackend, needsKey: Bool) async {
-        guard backend.keyringUnavailable == nil || needsKey,
+    private func warnIfKeyUnreadable(_ ref: SecretRef, _ backend: SecretsBackend, url: String) async {
+        // Whether the server is this machine is asked only when it matters (a lookup).
+        if backend.keyringUnavailable != nil, !(await KeyringChecks.needsKey(url: url)) { return }
+        guard
             case .unknown(let error) = await backend.presence(of: ref)
         else { return }
         console.warning("the key in \(ref) cannot be read: \(error)")
