@@ -11,7 +11,9 @@ import PackageDescription
 /// (LICENSE).
 let package = Package(
     name: "Keep",
-    platforms: [.macOS(.v15)],
+    // The libraries are for the phone and the desktop alike; Linux, where everything is built and
+    // tested, needs no entry. (Synchronization's Mutex sets the floor: macOS 15, iOS 18.)
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         // What an app developer depends on: the ports, the adapters, the contract kit, the core.
         .library(name: "KeepPorts", targets: ["KeepPorts"]),
@@ -89,7 +91,8 @@ let package = Package(
         .executableTarget(
             name: "keep",
             dependencies: [
-                "KeepPorts", "KeepCore", "KeepEngines", "KeepKeptData", "KeepTerminal", "KeepApp", "KeepReports",
+                "KeepPorts", "KeepCore", "KeepEngines", "KeepChatIndex", "KeepKeptData", "KeepTerminal", "KeepApp",
+                "KeepReports",
                 "KeepCLI", .target(name: "CLibEdit", condition: .when(platforms: [.linux])),
             ]),
 
@@ -113,7 +116,7 @@ let package = Package(
             name: "keep-bench",
             dependencies: [
                 "KeepPorts", "KeepCore", "KeepFileStore", "KeepSecretService", "KeepSQLite", "KeepSealed",
-                "KeepChatIndex", "KeepApp", "CSQLite", "CCrypto",
+                "KeepEngines", "KeepChatIndex", "KeepApp", "CSQLite", "CCrypto",
             ]
         ),
 
@@ -121,40 +124,49 @@ let package = Package(
 
         .testTarget(name: "KeepPortsTests", dependencies: ["KeepPorts", "KeepConformance"]),
         .testTarget(
-            name: "KeepFileStoreTests", dependencies: ["KeepFileStore", "KeepFileStoreTesting", "KeepConformance"]),
+            name: "KeepFileStoreTests",
+            dependencies: ["KeepPorts", "KeepFileStore", "KeepFileStoreTesting", "KeepConformance"]),
         .testTarget(
-            name: "KeepSecretServiceTests", dependencies: ["KeepSecretService", "KeepConformance", "KeepTestSupport"]),
-        .testTarget(name: "KeepSQLiteTests", dependencies: ["KeepSQLite", "KeepConformance", "KeepTestSupport"]),
+            name: "KeepSecretServiceTests",
+            dependencies: ["KeepPorts", "KeepSecretService", "KeepConformance", "KeepTestSupport"]),
+        .testTarget(
+            name: "KeepSQLiteTests", dependencies: ["KeepPorts", "KeepSQLite", "KeepConformance", "KeepTestSupport"]),
         .testTarget(
             name: "KeepSealedTests",
-            dependencies: ["KeepSealed", "KeepSQLite", "KeepConformance", "KeepFileStore", "KeepTestSupport"]),
-        .testTarget(name: "KeepConformanceTests", dependencies: ["KeepConformance"]),
+            dependencies: [
+                "KeepPorts", "KeepSealed", "KeepSQLite", "KeepConformance", "KeepFileStore", "KeepTestSupport",
+            ]),
+        .testTarget(name: "KeepConformanceTests", dependencies: ["KeepPorts", "KeepConformance"]),
         .testTarget(
             name: "KeepCoreTests",
-            dependencies: ["KeepCore", "KeepConformance", "KeepFileStore", "KeepFileStoreTesting"],
+            dependencies: ["KeepPorts", "KeepCore", "KeepConformance", "KeepFileStore", "KeepFileStoreTesting"],
             exclude: ["Fixtures"]),
-        .testTarget(name: "KeepEnginesTests", dependencies: ["KeepEngines", "KeepConformance"]),
+        .testTarget(
+            name: "KeepEnginesTests", dependencies: ["KeepPorts", "KeepCore", "KeepEngines", "KeepConformance"]),
         .testTarget(
             name: "KeepChatIndexTests",
             dependencies: [
-                "KeepChatIndex", "KeepCore", "KeepFileStore", "KeepSQLite", "KeepConformance", "KeepTestSupport",
+                "KeepPorts", "KeepChatIndex", "KeepCore", "KeepFileStore", "KeepSQLite", "KeepConformance",
+                "KeepTestSupport",
                 // One test follows a turn from the turn runner into the index.
                 "KeepApp",
             ]),
         .testTarget(
             name: "KeepKeptDataTests",
             dependencies: [
-                "KeepKeptData", "KeepSealed", "KeepSQLite", "KeepEngines", "KeepConformance", "KeepTestSupport",
-                "KeepSecretService",
+                "KeepPorts", "KeepKeptData", "KeepSealed", "KeepSQLite", "KeepEngines", "KeepConformance",
+                "KeepTestSupport", "KeepSecretService",
             ]),
         .testTarget(name: "KeepTerminalTests", dependencies: ["KeepTerminal"]),
         .testTarget(
             name: "KeepAppTests",
             dependencies: [
-                "KeepApp", "KeepEngines", "KeepKeptData", "KeepReports", "KeepSQLite", "KeepSecretService",
-                "KeepConformance", "KeepTestSupport",
+                "KeepPorts", "KeepCore", "KeepApp", "KeepEngines", "KeepKeptData", "KeepReports", "KeepSQLite",
+                "KeepSealed", "KeepSecretService", "KeepConformance", "KeepTestSupport",
             ]),
-        .testTarget(name: "KeepReportsTests", dependencies: ["KeepReports", "KeepApp", "KeepConformance"]),
+        .testTarget(
+            name: "KeepReportsTests",
+            dependencies: ["KeepPorts", "KeepCore", "KeepEngines", "KeepReports", "KeepApp", "KeepConformance"]),
         .testTarget(name: "KeepCLITests", dependencies: ["KeepCLI"]),
         // Depends on the keep executable so `swift build --build-tests` builds the binary it runs.
         .testTarget(

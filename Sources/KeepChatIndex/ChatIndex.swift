@@ -307,18 +307,16 @@ package struct ChatIndex: Sendable {
                     continue
                 }
                 chat = read
-            } catch .unreadable(let chat) {
-                unreadable.append(chat)
-                if entry != nil { gone.append(id) }
-                continue
-            } catch .storage(let error) {
-                // The directory was listed, so a file that fails its read is that file's
-                // problem (EACCES, EIO), never the listing's.
-                unreadable.append(UnreadableChat(id: id, reason: error.description))
-                if entry != nil { gone.append(id) }
-                continue
             } catch {
-                unreadable.append(UnreadableChat(id: id, reason: "\(error)"))
+                if error.code == .unreadable, let chat = error.chat {
+                    unreadable.append(chat)
+                } else if let failure = error.storage {
+                    // The directory was listed, so a file that fails its read is that file's
+                    // problem (EACCES, EIO), never the listing's.
+                    unreadable.append(UnreadableChat(id: id, reason: failure.description))
+                } else {
+                    unreadable.append(UnreadableChat(id: id, reason: "\(error)"))
+                }
                 if entry != nil { gone.append(id) }
                 continue
             }

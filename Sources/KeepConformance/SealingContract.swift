@@ -32,7 +32,7 @@ public struct SealedStoreUnderTest: Sendable {
 /// Every value of a sealed namespace reaches the store beneath as sealed records, never as
 /// its text; each is bound to its namespace, its id and each record's place in the value,
 /// and opens only under its key: anything else is refused by name
-/// (`StorageError.Code.corrupt`, naming the key, never quoting a byte).
+/// (``/KeepPorts/StorageError/Code/corrupt``, naming the key, never quoting a byte).
 ///
 /// ```swift
 /// @Test(arguments: SealingContract.cases)

@@ -71,13 +71,15 @@ public struct ChatRepository: Sendable {
         for id in ids {
             do throws(ChatError) {
                 if let stored = try await decode(id) { chats.append(stored.chat) }
-            } catch .unreadable(let chat) {
-                unreadable.append(chat)
-            } catch .storage(let error) where error.code == .invalidId {
-                // A name the store lists but cannot hold is this chat's problem, not the list's.
-                unreadable.append(UnreadableChat(id: id, reason: error.description))
             } catch {
-                return .failure(error)
+                if error.code == .unreadable, let chat = error.chat {
+                    unreadable.append(chat)
+                } else if let failure = error.storage, failure.code == .invalidId {
+                    // A name the store lists but cannot hold is this chat's problem, not the list's.
+                    unreadable.append(UnreadableChat(id: id, reason: failure.description))
+                } else {
+                    return .failure(error)
+                }
             }
         }
         return .success((chats, unreadable))

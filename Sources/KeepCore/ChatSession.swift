@@ -101,14 +101,6 @@ public actor ChatSession {
         }
     }
 
-    /// ``recordTurn(question:answer:engine:model:server:usage:system:serverName:attachments:role:)``, answering `nil`
-    /// instead of throwing when the write failed: the indices come from whatever did the
-    /// write, or not at all.
-    @discardableResult
-    public func record(question: String, answer: String, engine: String) async -> RecordedTurn? {
-        try? await recordTurn(question: question, answer: answer, engine: engine)
-    }
-
     private func write(_ turn: ChatTurn) async throws(ChatError) -> RecordedTurn {
         let recorded = RecordedTurn(questionIndex: chat.messages.count, answerIndex: chat.messages.count + 1)
         stored = try await repository.record(turn, in: stored)

@@ -191,9 +191,10 @@ public final class SettingsStore: Sendable {
         }
     }
 
-    /// Applies `edit` to a copy of the contents, writes that copy, then commits it and
-    /// notifies; one change at a time.
-    private func change(_ key: String, _ edit: @Sendable (inout Contents) -> Void) async throws(SettingsError) {
+    /// Applies `edit` to a copy of the contents, writes that copy (without any secret-flagged
+    /// field, whatever `edit` put there), then commits it and notifies; one change at a time.
+    /// Internal, not private, so a test can hand it an edit no public route makes.
+    func change(_ key: String, _ edit: @Sendable (inout Contents) -> Void) async throws(SettingsError) {
         try await changes.run { () async throws(SettingsError) in
             var next = contents.withLock { $0 }
             edit(&next)
@@ -341,7 +342,7 @@ public final class SettingsStore: Sendable {
 
 extension SettingsStore {
     /// What the store holds between changes.
-    fileprivate struct Contents: Sendable {
+    struct Contents: Sendable {
         var health = SettingsHealth.fine
         /// The text of an unreadable file, to keep aside before the first write.
         var unreadableText: String?

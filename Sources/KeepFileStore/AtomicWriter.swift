@@ -28,7 +28,8 @@ import KeepPorts
 /// in the file before it loses its name.
 ///
 /// The blocking steps of `replace` (from the temp's creation to the rename, and the
-/// directory's flush) run on ``IOThreads``, never on the caller's executor.
+/// directory's flush) go through ``IOThreads``: on the caller's thread when no other such
+/// step is running on a caller's, else on a thread of the pool's, the caller suspended.
 struct AtomicWriter: Sendable {
     let calls: any FileSystemCalls
     /// How concurrent writes in one directory share its flush.

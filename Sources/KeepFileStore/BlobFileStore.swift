@@ -18,7 +18,7 @@ import KeepPorts
 /// file or the new one. Writing one key rewrites every key: that is the cost it shows.
 ///
 /// A file that is not one JSON object (truncated, not UTF-8, an array) is
-/// `StorageError.Code.corrupt` for every operation, and is never written over. Members
+/// ``/KeepPorts/StorageError/Code/corrupt`` for every operation, and is never written over. Members
 /// that are not Keep's (another prefix, an unknown namespace, an empty id) are never listed
 /// and are written back exactly as they were. A member of Keep's whose value is not a JSON
 /// string is listed, and reading it is `.corrupt`.

@@ -22,7 +22,7 @@ import KeepPorts
 ///   one key never touches another key's file.
 /// - `read` of a key never written is `nil`; a file that is not UTF-8, or that is not a
 ///   regular file (a symbolic link, never followed; a directory; a pipe), is
-///   `StorageError.Code.corrupt`. An empty file is the empty string. A file whose only bytes
+///   ``/KeepPorts/StorageError/Code/corrupt``. An empty file is the empty string. A file whose only bytes
 ///   that are not UTF-8 are in its unfinished last line (half a character a power cut left
 ///   mid-append) reads as its finished lines, which is what the next append keeps.
 /// - Directories are made only by `write`, only for the four namespaces, mode 0700; files
@@ -40,18 +40,19 @@ import KeepPorts
 ///   one `fstatat` per name, never a byte read; a name that is not a regular file, or that
 ///   cannot be stat'ed, is that key's problem.
 ///
-/// It refuses, with `StorageError.Code.invalidId`, an empty id and one whose file name
+/// It refuses, with ``/KeepPorts/StorageError/Code/invalidId``, an empty id and one whose file name
 /// would pass 255 bytes. A refused disk (`EACCES`, `EPERM`, `EROFS`) is `.unavailable`, a
 /// full one (`ENOSPC`, `EDQUOT`) `.full`; every error names the operation, the path and the
 /// errno. Opening a store removes the temp files of writers that died, never a live one's.
 ///
-/// The calls that flush or wait (`write`, `append`, `remove`, `clear`) and the stamps run
-/// on the file stores' own threads (`IOThreads`), so a flush never holds one of Swift's
-/// cooperative threads; `read` and `listIds`, which do not flush, run on the caller's.
-/// Writes in flight at the same time in one namespace share the directory's flush (group
-/// commit, see `GroupCommit`): a write waits, suspended, for the first flush that begins
-/// after its rename, so none returns before its own rename is durable, and a lone write
-/// flushes at once.
+/// The calls that flush or wait (`write`, `append`, `remove`, `clear`) and the stamps go
+/// through the file stores' own threads (`IOThreads`): at most one flush at a time runs on
+/// its caller's thread, which may be one of Swift's cooperative threads, and any other runs
+/// on a thread of the pool's, its caller suspended; `read` and `listIds`, which do not
+/// flush, run on the caller's. Writes in flight at the same time in one namespace share the
+/// directory's flush (group commit, see `GroupCommit`): a write waits, suspended, for the
+/// first flush that begins after its rename, so none returns before its own rename is
+/// durable, and a lone write flushes at once.
 public struct FileStore: StampedStorage {
     /// The directory the store lives under; values are in its `store` subdirectory.
     public let root: String

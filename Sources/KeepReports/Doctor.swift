@@ -45,7 +45,7 @@ package enum Doctor {
         case .failed(let reason, let detail):
             checks.append(
                 .init(
-                    "store", .problem, "\(reason.rawValue): \(detail)",
+                    "store", .problem, "\(reason): \(detail)",
                     advice: "check that \(root) and everything in it is readable and writable by you"))
             checks.append(await secretsCheck(composition))
             return DoctorReport(dataRoot: root, checks: checks)
@@ -323,10 +323,10 @@ package enum Doctor {
                     detail + "; left as they are, unread: " + list(problems.map(\.description), separator: "; "))
             }
             return .init("kept data", .ok, detail)
-        case .notKept(.noSecureStore):
+        case .notKept(let reason) where reason.code == .noSecureStore:
             // The secrets check above says how to get a keyring.
             return .init("kept data", .note, kept.status.summary)
-        case .notKept(.keyStoreUnavailable):
+        case .notKept:  // the key store could not be asked, and any reason to come
             return .init(
                 "kept data", .problem, kept.status.summary,
                 advice: "unlock the keyring (or start it), then run keep again; what was kept is still there")
@@ -395,8 +395,8 @@ package enum Doctor {
                     "baseUrl is plain http to \(host), \(CleartextRule.notThisMachine(detail)), and a key is stored "
                         + "in \(ref): "
                         + "keep refuses to send it, so the remote engine cannot ask",
-                    advice: "use an https:// baseUrl; or remove the key (keep key rm \(ref.slot.rawValue)); or, on a "
-                        + "network you trust, keep settings set keyOverHttpHosts \(host)")
+                    advice: "use an https:// baseUrl; or remove the key (\(CommandAdvice.keyRemove(ref))); or, on a "
+                        + "network you trust, \(CommandAdvice.allowHost(host))")
             ]
         }
     }

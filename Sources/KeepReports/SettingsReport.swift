@@ -146,9 +146,10 @@ package struct SettingsReport: Codable, Sendable, Equatable {
     }
 
     /// The report of `store`, with secrets asked of `backend` (presence only) and kept
-    /// data described from `kept`.
+    /// data described from `kept`. The settings come as the facade a settings screen is
+    /// handed, which has no way to read a secret back.
     package static func make(
-        _ store: SettingsStore, backend: SecretsBackend, kept: KeptData? = nil
+        _ store: SettingsFacade, backend: SecretsBackend, kept: KeptData? = nil
     ) async
         -> SettingsReport
     {
@@ -175,7 +176,7 @@ package struct SettingsReport: Codable, Sendable, Equatable {
                     configured: configured, problem: problem))
         }
         var key: Key?
-        if let ref = try? SettingRegistry.apiKeyRef(store) {
+        if let ref = try? SettingRegistry.apiKeyRef(store.value) {
             let (configured, problem) = Self.secretState(await backend.presence(of: ref))
             key = Key(slot: ref.slot.rawValue, account: ref.account, configured: configured, problem: problem)
         }

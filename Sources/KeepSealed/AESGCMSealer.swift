@@ -27,7 +27,7 @@ import KeepPorts
             "keep sealed v1: data key check",
         ]
 
-        /// A sealer under `dataKey`; a typed `SealingError.Code.malformed` error unless it
+        /// A sealer under `dataKey`; a typed ``/KeepPorts/SealingError/Code/malformed`` error unless it
         /// is 32 bytes. The caller's copy of the key is not kept: wipe it when done.
         public init(dataKey: [UInt8]) throws(SealingError) {
             guard dataKey.count == LibCrypto.keyCount else {

@@ -14,7 +14,7 @@ import Synchronization
     /// value join (a record's unfinished last line is cut where another record follows it, as
     /// an append would have cut it); an unfinished last record, which a crash mid-append
     /// leaves, is ignored, as an unfinished line is. Any record that does not open, and any
-    /// plain line after a record, makes the value `StorageError.Code.corrupt`, naming the key
+    /// plain line after a record, makes the value ``/KeepPorts/StorageError/Code/corrupt``, naming the key
     /// and never quoting a byte: a value swapped with another, renamed, moved to another
     /// namespace, a record moved, cut out of the middle, or sealed under another key, is
     /// refused, never opened as something else. (A cut at the very end, the last records
@@ -38,7 +38,7 @@ import Synchronization
         private let sealer: ValueSealer
 
         /// A store sealing the values of `namespaces` in `inner` under `dataKey` (32 bytes;
-        /// else `SealingError.Code.malformed`).
+        /// else ``/KeepPorts/SealingError/Code/malformed``).
         public init(_ inner: any StoragePort, dataKey: [UInt8], sealing namespaces: Set<Namespace>) throws(SealingError)
         {
             self.inner = inner
@@ -197,7 +197,7 @@ import Synchronization
                         throw Self.refused(
                             key,
                             "record \(number) did not open: it was altered, moved, or sealed under another key, for "
-                                + "another value or another place (\(error.code.rawValue))")
+                                + "another value or another place (\(error.code))")
                     }
                 } else if plainEnd != nil {
                     throw Self.refused(key, "line \(number) follows a sealed record but is not one")

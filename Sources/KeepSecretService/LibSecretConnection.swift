@@ -13,7 +13,8 @@ import KeepPorts
 /// ``SecretsError/Code/locked``, and never asks the service to unlock anything. Every
 /// query is checked (``ItemQuery/check()``) before its attributes become C strings.
 ///
-/// Not thread-safe: ``SecretServiceClient`` confines each instance to one serial queue.
+/// Not thread-safe: ``SecretServiceClient``, an actor on a thread of its own, confines each
+/// instance to that thread.
 final class LibSecretConnection {
     let bus: BusAddress
     private var live: Live?

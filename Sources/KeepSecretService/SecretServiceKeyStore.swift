@@ -19,7 +19,7 @@ public struct SecretServiceKeyStore: KeyStorePort {
     public let application: String
     private let client: SecretServiceClient
 
-    /// The key store on the user's session bus; throws `SecretsError.Code.invalidRef`
+    /// The key store on the user's session bus; throws ``/KeepPorts/SecretsError/Code/invalidRef``
     /// for an application name that is not 1–64 characters of `A-Z a-z 0-9 . _ -`.
     public init(application: String = "keep") throws(SecretsError) {
         try self.init(bus: .session, application: application)

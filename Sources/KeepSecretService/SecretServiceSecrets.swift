@@ -14,7 +14,7 @@ import KeepPorts
 /// - `get` fetches the value over libsecret's encrypted session and wipes libsecret's copy.
 /// - `has` answers from a search that loads no secret: the value never crosses D-Bus.
 /// - The slot is checked against the closed set again at the C boundary, at run time, and
-///   an account holding a NUL is refused with `SecretsError.Code.invalidRef`.
+///   an account holding a NUL is refused with ``/KeepPorts/SecretsError/Code/invalidRef``.
 ///
 /// Absent is not unavailable: no session bus, no Secret Service on it, no default
 /// collection and a locked collection each throw their own ``/KeepPorts/SecretsError/Code``, never
@@ -35,7 +35,7 @@ public struct SecretServiceSecrets: SecretsPort {
 
     /// The adapter on the user's session bus.
     ///
-    /// Throws `SecretsError.Code.invalidRef` when `application` is not 1–64 characters
+    /// Throws ``/KeepPorts/SecretsError/Code/invalidRef`` when `application` is not 1–64 characters
     /// of `A-Z a-z 0-9 . _ -`.
     public init(application: String = "keep") throws(SecretsError) {
         try self.init(bus: .session, application: application)

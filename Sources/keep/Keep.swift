@@ -1,5 +1,6 @@
 import KeepApp
 import KeepCLI
+import KeepReports
 
 /// The `keep` command line: finds the command the words name, parses the rest, runs it,
 /// and turns the outcome into what is printed and the exit status (0 success, 1 failure,
@@ -67,7 +68,7 @@ enum Keep {
                 return 1
             }
         } catch {
-            console.error("\(error)")
+            console.error(CommandAdvice.line(for: error))
             return 1
         }
     }

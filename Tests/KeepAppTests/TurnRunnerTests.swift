@@ -31,7 +31,7 @@ struct TurnRunnerTests {
         #expect(chat.messages.map(\.text) == ["a question", "an answer"])
         #expect(try await runner.chats.read(id) == chat)
         #expect(try await runner.chats.draft(for: id) == nil)
-        #expect(try await runner.mostRecentChatId() == id)
+        #expect(try await runner.chatToContinue()?.id == id)
     }
 
     @Test(
@@ -60,9 +60,9 @@ struct TurnRunnerTests {
         let started: AsyncStream<Void>.Continuation
         let cancelled: AsyncStream<Void>
 
-        func reply(
-            to conversation: [ChatMessage], receive: @escaping @Sendable (String) -> Void
-        ) async throws(EngineError) -> String {
+        func answer(
+            to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
+        ) async throws(EngineError) -> EngineReply {
             receive("first")
             started.yield()
             for await _ in cancelled { break }
@@ -168,15 +168,15 @@ struct TurnRunnerTests {
     func mostRecentChat() async throws {
         let directory = try TemporaryDirectory()
         let runner = try runner(.answer(["a"]), in: directory)
-        #expect(try await runner.mostRecentChatId() == nil)
+        #expect(try await runner.chatToContinue()?.id == nil)
         let older = try await runner.begin("older", in: nil)
         _ = try await runner.answer("older", in: older) { _ in }
         let newer = try await runner.begin("newer", in: nil)
         _ = try await runner.answer("newer", in: newer) { _ in }
         _ = try await runner.answer("again", in: try await runner.begin("again", in: await older.id)) { _ in }
-        #expect(try await runner.mostRecentChatId() == (await older.id))
+        #expect(try await runner.chatToContinue()?.id == (await older.id))
 
         try await runner.chats.delete(await older.id)
-        #expect(try await runner.mostRecentChatId() == (await newer.id), "a chat that is gone is skipped")
+        #expect(try await runner.chatToContinue()?.id == (await newer.id), "a chat that is gone is skipped")
     }
 }

@@ -156,7 +156,9 @@ struct ChatFormatVersionTests {
         await #expect {
             try await repository.importChat(text)
         } throws: { error in
-            guard case ChatError.notAChat(let said) = error else { return false }
+            guard let error = error as? ChatError, error.code == .notAChat, let said = error.reason else {
+                return false
+            }
             return said.contains(reason)
         }
         #expect(try await storage.listIds(.chats).isEmpty)

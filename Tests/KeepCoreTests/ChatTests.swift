@@ -91,7 +91,7 @@ struct ChatTests {
             _ = try await session.recordTurn(question: "second", answer: "two", engine: "echo")
             Issue.record("a turn was recorded on a full disk")
         } catch {
-            guard case .storage(let storageError) = error else {
+            guard let storageError = error.storage else {
                 Issue.record("wrong error: \(error)")
                 return
             }

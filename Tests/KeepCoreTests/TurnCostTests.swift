@@ -147,7 +147,7 @@ struct TurnCostTests {
                 let recorded = stored?.messages.count == (before?.messages.count ?? 0) + 2
                 if let error {
                     failed += 1
-                    guard case .storage(let storageError) = error else {
+                    guard error.code == .storage, let storageError = error.storage else {
                         Issue.record("\(context): \(error)")
                         continue
                     }

@@ -31,7 +31,7 @@ enum PortsSnippets {
         case .full: "the disk is full: \(error)"
         case .unavailable: "the disk refused: \(error)"
         case .corrupt: "this one value cannot be read: \(error)"
-        case .invalidId, .unknownNamespace, .io: "\(error)"
+        default: "\(error)"  // .invalidId, .unknownNamespace, .io, and codes to come
         }
     }
 

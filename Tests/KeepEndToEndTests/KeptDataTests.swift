@@ -11,7 +11,7 @@ import Testing
 /// the key: `keep settings` and `keep doctor` make none before anything is kept.)
 @Suite(
     "keep's kept data with a keyring", .serialized,
-    .enabled(if: Sandbox.hasKeyring, "needs a Secret Service: run inside scripts/with-keyring (scripts/test does)"))
+    .onTheScriptsKeyring)
 struct KeptDataTests {
     private let unique = UUID().uuidString.lowercased().prefix(12)
 

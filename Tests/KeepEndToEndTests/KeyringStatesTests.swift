@@ -221,6 +221,32 @@ struct KeyringStatesTests {
             #expect(try await tool(keyring).search(["app": "keep"]).count == 0)
         }
     }
+
+    @Test("keep settings and keep doctor never read a key's value: the bus carries no GetSecret while they run")
+    func settingsAndDoctorReadNoSecret() async throws {
+        try await withKeyring { keyring, sandbox in
+            let server = try LoopbackServer(LoopbackServer.streaming(["fine"]))
+            try await sandbox.useRemote(server)
+            #expect(try await sandbox.run(["key", "set", "openai"], input: "sk-never-read\n").status == .exited(0))
+            try await BusMonitor.with(keyring.bus) { monitor in
+                var shown: [Sandbox.Outcome] = []
+                let describing = try await monitor.traffic {
+                    for arguments in [["settings"], ["settings", "--json"], ["doctor"], ["doctor", "--json"]] {
+                        shown.append(try await sandbox.run(arguments))
+                    }
+                }
+                #expect(describing.contains("member=SearchItems"), "they asked whether a key is there: \(describing)")
+                #expect(!describing.contains("member=GetSecret"), "a secret's value crossed the bus: \(describing)")
+                #expect(shown[0].stdout.contains("configured"), "settings says the key is there: \(shown[0])")
+                #expect(shown.allSatisfy { !$0.stdout.contains("sk-never-read") })
+
+                // The pair: the same monitor sees a question fetch the key it sends.
+                let asking = try await monitor.traffic { _ = try await sandbox.run("ask", "hello") }
+                #expect(asking.contains("member=GetSecret"), "the monitor missed ask reading the key: \(asking)")
+                #expect(server.requests.first?.header("Authorization") == "Bearer sk-never-read")
+            }
+        }
+    }
 }
 
 /// keep where no keyring answers at all (no session bus): process memory, and every

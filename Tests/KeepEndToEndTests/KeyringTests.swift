@@ -1,4 +1,5 @@
 import Foundation
+import KeepTestSupport
 import Testing
 
 /// keep with a real Secret Service: the private GNOME Keyring `scripts/with-keyring` runs.
@@ -7,7 +8,7 @@ import Testing
 /// its own (and removes its keys), so none sees another's.
 @Suite(
     "keep with a keyring", .serialized,
-    .enabled(if: Sandbox.hasKeyring, "needs a Secret Service: run inside scripts/with-keyring (scripts/test does)"))
+    .onTheScriptsKeyring)
 struct KeyringTests {
     private let account = "e2e-\(UUID().uuidString.lowercased())"
 

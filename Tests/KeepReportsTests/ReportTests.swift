@@ -90,7 +90,7 @@ struct ReportTests {
         try await settings.setSecret("openaiApiKey", "sk-do-not-print")
         try await settings.set("model", .string("a-model"))
         let report = await SettingsReport.make(
-            settings, backend: SecretsBackend(secrets: secrets, keyStore: MemoryKeyStore()))
+            SettingsFacade(settings), backend: SecretsBackend(secrets: secrets, keyStore: MemoryKeyStore()))
         let text = try JSONReport.text(of: report)
         #expect(text.contains("a-model"), "the report holds the values it shows")
         #expect(!text.contains("sk-do-not-print"))
@@ -109,14 +109,14 @@ struct ReportTests {
         let settings = SettingsStore(storage: storage, secrets: MemorySecrets(), defs: SettingRegistry.defs)
         try await settings.load()
         let backend = SecretsBackend(secrets: MemorySecrets(), keyStore: MemoryKeyStore())
-        let file = await SettingsReport.make(settings, backend: backend).file
+        let file = await SettingsReport.make(SettingsFacade(settings), backend: backend).file
         #expect(!file.healthy && file.refusals.count == 1 && file.refusals[0].hasPrefix("temperature:"), "\(file)")
         #expect(file.status == "1 field of the settings file is not used: its default applies")
         #expect(SettingsReport.fileStatus(.fine, refusals: 2).hasPrefix("2 fields of the settings file are not used"))
         // The pair: a file whose every field is used is fine.
         try await storage.write(StorageKey(.settings, "settings"), #"{ "temperature": 1, "model": "m" }"#)
         try await settings.load()
-        let fine = await SettingsReport.make(settings, backend: backend).file
+        let fine = await SettingsReport.make(SettingsFacade(settings), backend: backend).file
         #expect(fine.healthy && fine.refusals.isEmpty && fine.status == "the settings file is fine", "\(fine)")
     }
 }

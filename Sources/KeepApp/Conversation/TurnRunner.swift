@@ -14,7 +14,7 @@ import KeepPorts
 /// then takes the lock, reads the chat afresh, appends the question and the answer in one
 /// write, and clears the draft: two processes answering in the same chat each add their
 /// turn, and neither loses the other's. The chat answered last is found in the chat index
-/// (``mostRecentChatId()``), so a turn keeps no hint of its own and flushes nothing for it.
+/// (``chatToContinue()``), so a turn keeps no hint of its own and flushes nothing for it.
 ///
 /// A turn's flushes, each for what a power cut would lose without it: the draft's file and
 /// directory (the question typed), the chat's file and directory (the recorded turn), and
@@ -140,13 +140,8 @@ package struct TurnRunner: Sendable {
         }
     }
 
-    /// The id of the chat answered most recently (the most recently updated one), from the
-    /// chat index when there is one, else from a scan; `nil` when there is none.
-    package func mostRecentChatId() async throws(TurnError) -> String? {
-        try await chatToContinue()?.id
-    }
-
-    /// The chat `-c` continues, as ``mostRecentChatId()`` finds it; and, when some chat
+    /// The chat `-c` continues: the one answered most recently (the most recently updated),
+    /// from the chat index when there is one, else from a scan, `nil` when there is none; and, when some chat
     /// cannot be read (so the chat answered last may be one of them), why this one is
     /// continued, naming those: a user is never moved to another chat unawares.
     package func chatToContinue() async throws(TurnError) -> (id: String, instead: String?)? {
@@ -173,7 +168,7 @@ package struct TurnRunner: Sendable {
             guard (try? await chats.draft(for: id)) == question else { continue }
             do {
                 if try await chats.read(id) == nil { return id }
-            } catch .unreadable {
+            } catch  where error.code == .unreadable {
                 continue  // a chat is there, though it cannot be read: not a new chat
             }
         }

@@ -150,9 +150,9 @@ enum ChatsCommand {
         var draft: String?
         do throws(ChatError) {
             draft = try await chats.draft(for: id)
-        } catch .unreadableDraft(let unreadable) where chat != nil {
+        } catch  where error.code == .unreadableDraft && chat != nil {
             // A draft that cannot be read is its own problem: the chat is shown all the same.
-            invocation.console.warning(ChatError.unreadableDraft(unreadable).description)
+            invocation.console.warning(error.description)
         } catch {
             throw CommandFailure.because(error)
         }
@@ -339,7 +339,7 @@ enum ChatsCommand {
         let matches: [ChatMatch]
         do {
             matches = try await index(invocation, chats).search(text)
-        } catch ChatError.emptySearch {
+        } catch let error as ChatError where error.code == .emptySearch {
             throw CommandFailure.usage("give some text to search for")
         } catch {
             throw CommandFailure.failure("cannot search the chats: \(error)")

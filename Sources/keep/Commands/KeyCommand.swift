@@ -55,7 +55,8 @@ enum KeyCommand {
         let ref = try self.ref(invocation)
         let backend = await invocation.composition.secrets()
         if let refusal = backend.refusalToStore {
-            throw CommandFailure.failure("cannot store the key for \(ref): \(refusal.detail ?? refusal.code.rawValue)")
+            throw CommandFailure.failure(
+                "cannot store the key for \(ref): \(refusal.detail ?? refusal.code.description)")
         }
         // A keyring that refused at launch (locked): say so before a key is typed for nothing.
         if let refusal = backend.keyringRefusal {
@@ -135,7 +136,8 @@ enum KeyCommand {
         let ref = try self.ref(invocation)
         let backend = await invocation.composition.secrets()
         if let refusal = backend.refusalToStore {
-            throw CommandFailure.failure("cannot remove the key for \(ref): \(refusal.detail ?? refusal.code.rawValue)")
+            throw CommandFailure.failure(
+                "cannot remove the key for \(ref): \(refusal.detail ?? refusal.code.description)")
         }
         do {
             let existed = try await backend.secrets.has(ref)

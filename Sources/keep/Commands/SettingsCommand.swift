@@ -43,7 +43,7 @@ enum SettingsCommand {
     static func list(_ invocation: Invocation) async throws {
         let core = try await invocation.core()
         let report = await SettingsReport.make(
-            core.settings, backend: await invocation.composition.secrets(),
+            SettingsFacade(core.settings), backend: await invocation.composition.secrets(),
             kept: try? await invocation.composition.kept(creating: false))
         if invocation.json { return try invocation.printJSON(report) }
         let width = report.settings.map(\.key.count).max() ?? 0
