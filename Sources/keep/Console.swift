@@ -57,15 +57,34 @@ struct Console: Sendable {
         out(TerminalText.neutralised(text))
     }
 
+    /// Writes `text` to standard error, neutralised as ``show(_:)`` does.
+    func showError(_ text: String) {
+        err(TerminalText.neutralised(text))
+    }
+
+    /// Writes `json` (JSON text an encoder wrote, which may quote a server or a file) to
+    /// standard output with every character a terminal would obey as a `\u` escape
+    /// (``TerminalText/escapedInJSON(_:)``): the same JSON to a parser, nothing raw to a terminal.
+    func json(_ json: String) {
+        out(TerminalText.escapedInJSON(json))
+    }
+
+    /// `text` (an id, a title, a model id, a value from outside keep) as one field of a line
+    /// keep prints: neutralised, its newlines and tabs shown too, so it stays in its line.
+    static func field(_ text: String) -> String {
+        TerminalText.neutralised(text, oneLine: true)
+    }
+
     /// `keep: message`, one line on standard error; the message may quote a server or a
-    /// file, so its control characters are neutralised.
+    /// file, so its control characters are neutralised, its newlines and tabs included: a
+    /// message is one line, and a quoted text cannot print a line that looks like keep's.
     func error(_ message: String) {
-        err("keep: \(TerminalText.neutralised(message))\n")
+        err("keep: \(Self.field(message))\n")
     }
 
     /// `keep: warning: message`, one line on standard error, neutralised as ``error(_:)``.
     func warning(_ message: String) {
-        err("keep: warning: \(TerminalText.neutralised(message))\n")
+        err("keep: warning: \(Self.field(message))\n")
     }
 
     /// Everything on standard input, as text; throws a ``CommandFailure`` when it is not UTF-8.

@@ -2,6 +2,7 @@ import Foundation
 import KeepConformance
 import KeepCore
 import KeepPorts
+import KeepTerminal
 import Testing
 
 @testable import KeepApp
@@ -59,7 +60,10 @@ struct ReportTests {
         // Every escape JSONEncoder makes, non-ASCII text, a slash, no engine, a draft, an
         // unreadable chat, enough chats that the text comes in more than one piece, and a
         // title longer than a whole piece.
-        let awkward = (0..<0x20).map { String(UnicodeScalar(UInt8($0))) }.joined() + "\"/\\\u{7F} Café 🙂"
+        // Every escape JSONEncoder makes, and every kind the terminal rule adds.
+        let awkward =
+            (0..<0x20).map { String(UnicodeScalar(UInt8($0))) }.joined() + "\"/\\\u{7F} Café 🙂"
+            + "\u{9B}\u{85}\u{AD}\u{202E}\u{2066}\u{200B}\u{2028}\u{2029}\u{FEFF}\u{E0041}👩\u{200D}💻"
         let start = Date(timeIntervalSince1970: 1_750_000_000.123)
         let long = String(repeating: "é", count: 70_000)
         let chats = (0..<2_000).map { (index: Int) -> ChatSummary in
@@ -78,6 +82,7 @@ struct ReportTests {
             ChatsReport.writeJSON(listing, draftIds: drafts) { pieces.append(copy $0) }
             let expected = try JSONReport.text(of: ChatsReport(listing, draftIds: drafts))
             #expect(String(decoding: pieces.joined(), as: UTF8.self) == expected)
+            #expect(!expected.unicodeScalars.contains { TerminalText.isObeyed($0) && $0 != "\n" }, "nothing raw")
             #expect(chats.isEmpty || pieces.count > 1, "a long report is handed on in pieces")
         }
     }

@@ -55,7 +55,7 @@ enum AskCommand {
         }
         let session = try await runner.begin(question, in: id)
         let json = invocation.json
-        if !json { console.err("\(await session.id)\n") }
+        if !json { console.showError("\(Console.field(await session.id))\n") }
 
         let printer = AnswerPrinter(console, raw: arguments.has(TurnFlags.raw.name))
         let answering = Task { () async throws(TurnError) -> Chat in

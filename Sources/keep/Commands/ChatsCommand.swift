@@ -5,7 +5,6 @@ import KeepChatIndex
 import KeepCore
 import KeepPorts
 import KeepReports
-import KeepTerminal
 
 /// `keep chats`: list, show, remove and search the chats.
 enum ChatsCommand {
@@ -75,14 +74,14 @@ enum ChatsCommand {
         var text = ""
         for chat in listing.chats {
             let draft = withDraft.contains(chat.id) ? "  (unanswered question)" : ""
-            text += "\(chat.id)  \(localTime(chat.updated))  \(count(chat.messageCount, "message"))  "
-            text += "\(chat.title)\(draft)\n"
+            text += "\(Console.field(chat.id))  \(localTime(chat.updated))  \(count(chat.messageCount, "message"))  "
+            text += "\(Console.field(chat.title))\(draft)\n"
         }
         for id in draftOnly {
-            text += "\(id)  new chat; its first question is still unanswered\n"
+            text += "\(Console.field(id))  new chat; its first question is still unanswered\n"
         }
         for chat in listing.unreadable {
-            text += "\(chat.id)  UNREADABLE: \(chat.reason)\n"
+            text += "\(Console.field(chat.id))  UNREADABLE: \(Console.field(chat.reason))\n"
         }
         console.show(text)
     }
@@ -120,7 +119,8 @@ enum ChatsCommand {
         if invocation.json { return try invocation.printJSON(ChatReport(chat, draft: draft)) }
         let console = invocation.console
         console.show(
-            "\(chat.title.isEmpty ? "(untitled)" : chat.title)\n\(chat.id) · \(count(chat.messages.count, "message"))"
+            "\(chat.title.isEmpty ? "(untitled)" : Console.field(chat.title))\n\(Console.field(chat.id)) · "
+                + count(chat.messages.count, "message")
                 + (chat.messages.isEmpty ? "" : " · updated \(localTime(chat.updated))") + "\n")
         if let system = chat.system, !system.isEmpty { console.show("system prompt: \(quoted(system))\n") }
         for message in chat.messages {
@@ -128,7 +128,9 @@ enum ChatsCommand {
             if let origin = origin(of: message) { console.show("  (\(origin))\n") }
         }
         if let draft {
-            console.show("\n> \(quoted(draft))\n(unanswered: open the chat with `keep chat \(chat.id)` to ask again)\n")
+            console.show(
+                "\n> \(quoted(draft))\n(unanswered: open the chat with `keep chat \(Console.field(chat.id))` to ask again)\n"
+            )
         }
     }
 
@@ -156,7 +158,7 @@ enum ChatsCommand {
         } catch {
             invocation.console.warning("the last open chat is left as it is: \(error)")
         }
-        invocation.console.out("Removed chat \(id).\n")
+        invocation.console.show("Removed chat \(Console.field(id)).\n")
     }
 
     // MARK: - Rename, export, import
@@ -181,7 +183,7 @@ enum ChatsCommand {
         } catch let error as ChatError {
             throw CommandFailure.failure("cannot rename chat \(StorageError.quoted(id)): \(error)")
         }
-        invocation.console.out("Chat \(id) is now \(StorageError.quoted(title)).\n")
+        invocation.console.show("Chat \(Console.field(id)) is now \(StorageError.quoted(title)).\n")
     }
 
     static func exportChat(_ invocation: Invocation) async throws {
@@ -194,7 +196,13 @@ enum ChatsCommand {
             throw CommandFailure.failure("there is no chat \(StorageError.quoted(id)); `keep chats` lists them")
         }
         do {
-            invocation.console.out(kind == "json" ? try chats.exportText(chat) : ChatMarkdown.text(of: chat))
+            // On a terminal or in a file: JSON escapes what a terminal would obey, Markdown shows
+            // it as visible stand-ins (the answer's OSC 52 is text in a .md, never a clipboard write).
+            if kind == "json" {
+                invocation.console.json(try chats.exportText(chat))
+            } else {
+                invocation.console.show(ChatMarkdown.text(of: chat))
+            }
         } catch {
             throw CommandFailure.because(error)
         }
@@ -215,16 +223,29 @@ enum ChatsCommand {
         let chats = ChatRepository(storage: try await storage(invocation))
         let held = try await invocation.composition.storeLock().acquire()
         defer { held.release() }
-        let chat: Chat
+        let imported: ImportedChat
         do {
-            chat = try await chats.importChat(text)
+            imported = try await chats.importChat(text)
         } catch {
             throw CommandFailure.failure("cannot import \(StorageError.quoted(path)): \(error)")
         }
+        let chat = imported.chat
+        // Said on standard error, so that --json stays one object.
+        switch imported.newId {
+        case .notKeepsForm?:
+            invocation.console.showError(
+                "The file's chat id \(Console.field(StorageError.quoted(imported.idInFile))) is not of the form keep "
+                    + "makes (like 20250614-153012-3fa9c1), so the chat was given a new id: \(chat.id).\n")
+        case .taken?:
+            invocation.console.showError(
+                "A chat or draft already has the file's id \(Console.field(imported.idInFile)), so the chat was given "
+                    + "a new id: \(chat.id).\n")
+        case nil:
+            break
+        }
         if invocation.json { return try invocation.printJSON(ChatReport(chat, draft: nil)) }
-        invocation.console.out(
-            "Imported chat \(chat.id): \(TerminalText.neutralised(chat.title)) (\(count(chat.messages.count, "message"))).\n"
-        )
+        invocation.console.show(
+            "Imported chat \(chat.id): \(Console.field(chat.title)) (\(count(chat.messages.count, "message"))).\n")
     }
 
     /// The text of the file at `path`, at most ``importLimit`` bytes of UTF-8.
@@ -271,7 +292,7 @@ enum ChatsCommand {
         var lastChat: String?
         for match in report.matches {
             if match.chat != lastChat {
-                console.show("\(match.chat)  \(match.title)\n")
+                console.show("\(Console.field(match.chat))  \(Console.field(match.title))\n")
                 lastChat = match.chat
             }
             console.show("  \(match.role == "user" ? ">" : " ") \(match.line)\n")
@@ -294,7 +315,7 @@ enum ChatsCommand {
     static func origin(of message: ChatMessage) -> String? {
         var parts: [String] = []
         if let model = message.model {
-            parts.append(TerminalText.neutralised(model) + (message.server.map { " at \($0)" } ?? ""))
+            parts.append(Console.field(model) + (message.server.map { " at \(Console.field($0))" } ?? ""))
         }
         if let usage = message.usage {
             parts.append("\(usage.promptTokens) prompt + \(usage.completionTokens) completion tokens")

@@ -96,7 +96,7 @@ enum EnginesCommand {
         try await SettingsCommand.changing(settings, invocation) { () async throws(SettingsError) in
             try await settings.set(SettingRegistry.model.key, .string(model))
         }
-        var text = "The remote engine now asks \(server) for \(model).\n"
+        var text = "The remote engine now asks \(server) for \(Console.field(model)).\n"
         if core.engineId != RemoteEngine.engineId {
             text += "(The engine in use is \(core.engineId): `keep settings set engineId remote` to use it.)\n"
         }
@@ -110,7 +110,7 @@ enum EnginesCommand {
         for owner in kept.forgetServers {
             deleted += try await owner.forget(server)
         }
-        invocation.console.out(
+        invocation.console.show(
             deleted == 0
                 ? "Nothing was kept about \(server).\n"
                 : "Forgot \(server): \(deleted) kept \(deleted == 1 ? "row" : "rows") deleted.\n")
@@ -186,7 +186,7 @@ enum EnginesCommand {
         let read = ", read \(reading.age(now: now))"
         guard health.reachable else { return "no answer (\(health.problem ?? "unknown"))" + read }
         if let problem = health.problem { return "answered, but \(problem)" + read }
-        let says = health.says.map { " (\($0))" } ?? ""
+        let says = health.says.map { " (\(Console.field($0)))" } ?? ""
         return "answered in \(health.latencyMilliseconds ?? 0) ms\(says)" + read
     }
 
@@ -198,7 +198,7 @@ enum EnginesCommand {
         text += readings.health.map { health($0, now) } ?? "not read"
         text += "\n"
         guard let list = readings.models else { return text }
-        let names = list.value.ids.isEmpty ? "(none listed)" : list.value.ids.joined(separator: ", ")
+        let names = list.value.ids.isEmpty ? "(none listed)" : list.value.ids.map(Console.field).joined(separator: ", ")
         if list.isFresh {
             text += "    models: \(names)\n    choose one with: keep engines use MODEL\n"
         } else {

@@ -88,7 +88,7 @@ enum SettingsCommand {
                 throw CommandFailure.failure(
                     "\(key): cannot tell whether a key is stored: \(error)")
             }
-            invocation.console.out("\(presence.summary)\n")
+            invocation.console.show("\(presence.summary)\n")
             return
         }
         if def.isSecret {
@@ -127,7 +127,7 @@ enum SettingsCommand {
             try await settings.unset(key)
         }
         let now = settings.value(key).map { " (\($0))" } ?? ""
-        invocation.console.out("\(key) is back to its default\(now)\n")
+        invocation.console.show("\(key) is back to its default\(now)\n")
     }
 
     /// Runs `change` holding the store's lock, on the settings file as it is now (another
