@@ -80,15 +80,16 @@ let package = Package(
         .target(
             name: "KeepReports",
             dependencies: [
-                "KeepPorts", "KeepCore", "KeepFileStore", "KeepEngines", "KeepKeptData", "KeepApp", "KeepTerminal",
+                "KeepPorts", "KeepCore", "KeepFileStore", "KeepEngines", "KeepChatIndex", "KeepKeptData", "KeepApp",
+                "KeepTerminal",
             ]),
         // The command line's parser and its generated usage and help, tested on its own.
         .target(name: "KeepCLI"),
         .executableTarget(
             name: "keep",
             dependencies: [
-                "KeepPorts", "KeepCore", "KeepEngines", "KeepKeptData", "KeepTerminal", "KeepApp", "KeepReports",
-                "KeepCLI", .target(name: "CLibEdit", condition: .when(platforms: [.linux])),
+                "KeepPorts", "KeepCore", "KeepFileStore", "KeepEngines", "KeepKeptData", "KeepTerminal", "KeepApp",
+                "KeepReports", "KeepCLI", .target(name: "CLibEdit", condition: .when(platforms: [.linux])),
             ]),
 
         // MARK: Tools and test support (no product)

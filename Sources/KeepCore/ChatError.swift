@@ -19,7 +19,7 @@ public enum ChatError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .storage(let error): "chats: \(error)"
+        case .storage(let error): "\(error)"
         case .unreadable(let chat): "\(chat)"
         case .emptySearch: "give some text to search the chats for"
         case .unreadableDraft(let draft):

@@ -1,5 +1,6 @@
 import Foundation
 import KeepApp
+import KeepChatIndex
 import KeepCore
 import KeepEngines
 import KeepFileStore
@@ -40,6 +41,7 @@ package enum Doctor {
         checks.append(writable(root))
         checks.append(contentsOf: namespacesWritable(root))
         checks.append(contentsOf: leftovers(root))
+        checks.append(specialFiles(root))
         let core: AppCore
         switch await composition.boot() {
         case .failed(let reason, let detail):
@@ -100,6 +102,33 @@ package enum Doctor {
                     : "make \(root) writable by you (chmod u+rwx)")
         }
         return .init("data root", .ok, "\(root) exists, and a block written there reached the disk")
+    }
+
+    /// Every file keep opens outside the store (the lock, the settings file, kept data's
+    /// files, the chat index's, the question history), each a file or not there yet: a FIFO,
+    /// a device or a socket at one of those names is refused by every command that would
+    /// open it (opening it could wait for ever), and named here with the fix.
+    static func specialFiles(_ root: String) -> DoctorReport.Check {
+        let join = { (name: String) in (root as NSString).appendingPathComponent(name) }
+        let index = join(ChatIndex.fileName)
+        let files =
+            [StoreLock(root: root).path, join("store/settings/settings"), join(QuestionHistory.fileName)]
+            + KeptData.files(in: root) + [index, index + "-wal", index + "-shm", index + "-journal"]
+        var found: [String] = []
+        for file in files {
+            do {
+                try FileKind.refuseSpecial(file)
+            } catch {
+                let kind = (try? FileKind.of(file, following: true)).flatMap { $0 } ?? .unknown
+                found.append("\(file) is \(kind), not a file")
+            }
+        }
+        guard !found.isEmpty else {
+            return .init("special files", .ok, "none at the names keep opens")
+        }
+        return .init(
+            "special files", .problem, found.joined(separator: "; ") + "; keep does not open such a file",
+            advice: "remove \(found.count == 1 ? "it" : "them") (rm): keep makes each file again when it needs it")
     }
 
     /// Each namespace directory the store would write into, checked with a real file made
@@ -219,9 +248,12 @@ package enum Doctor {
         case .unreadable:
             return .init(
                 "settings file", .problem, settings.health.description,
-                advice: "fix store/settings/settings by hand, or change any setting to keep it aside and start afresh "
-                    + "(a symbolic link, or a file you may not read, is never written through: replace it with a "
-                    + "regular file of your own)")
+                advice: "fix store/settings/settings by hand, or change any setting to move it aside and start afresh")
+        case .refused:
+            return .init(
+                "settings file", .problem, settings.health.description,
+                advice: "replace store/settings/settings with a regular file of your own, or remove it (a symbolic "
+                    + "link, a file that is not text or that you may not read is never written through)")
         case .keptAside:
             return .init("settings file", .note, settings.health.description)
         case .fine:

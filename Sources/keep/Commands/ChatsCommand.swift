@@ -3,6 +3,7 @@ import KeepApp
 import KeepCLI
 import KeepChatIndex
 import KeepCore
+import KeepFileStore
 import KeepPorts
 import KeepReports
 
@@ -249,22 +250,38 @@ enum ChatsCommand {
     }
 
     /// The text of the file at `path`, at most ``importLimit`` bytes of UTF-8.
+    ///
+    /// Only a regular file (or a link to one) is read: a FIFO, a device (`/dev/zero` never
+    /// ends) or a socket is refused, by what it is, before it is opened; and no more than
+    /// one byte past the limit is read, whatever the file says its size is.
     private static func readFile(_ path: String) throws(CommandFailure) -> String {
+        let named = "\(StorageError.quoted(path))"
+        let kind: FileKind?
+        do {
+            kind = try FileKind.of(path, following: true)
+        } catch {
+            throw .failure("cannot read \(named): \(error)")
+        }
+        guard let kind else { throw .failure("there is no file \(named)") }
+        guard kind == .regular else {
+            throw .failure(
+                "\(named) is \(kind), not a file: give a file keep exported, or `-` to read standard input")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw .failure("cannot read \(named): \(String(cString: strerror(errno)))")
+        }
+        defer { try? handle.close() }
         let data: Data
         do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            if let size = attributes[.size] as? Int, size > importLimit {
-                throw CommandFailure.failure(
-                    "\(StorageError.quoted(path)) is larger than \(importLimit >> 20) MiB: not a keep chat")
-            }
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch let failure as CommandFailure {
-            throw failure
+            data = try handle.read(upToCount: importLimit + 1) ?? Data()
         } catch {
-            throw .failure("cannot read \(StorageError.quoted(path)): \((error as NSError).localizedDescription)")
+            throw .failure("cannot read \(named): \((error as NSError).localizedDescription)")
+        }
+        guard data.count <= importLimit else {
+            throw .failure("\(named) is larger than \(importLimit >> 20) MiB: not a keep chat")
         }
         guard let text = String(validating: data, as: UTF8.self) else {
-            throw .failure("\(StorageError.quoted(path)) is not UTF-8 text: not a keep chat")
+            throw .failure("\(named) is not UTF-8 text: not a keep chat")
         }
         return text
     }
