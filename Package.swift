@@ -104,7 +104,10 @@ let package = Package(
         // The writer the kill -9 torture tests kill and reopen after.
         .executableTarget(
             name: "keep-torture",
-            dependencies: ["KeepPorts", "KeepFileStore", "KeepSQLite", "KeepSealed", "KeepConformance"]),
+            dependencies: [
+                "KeepPorts", "KeepFileStore", "KeepSQLite", "KeepSealed", "KeepConformance", "KeepCore",
+                "KeepChatIndex",
+            ]),
         .executableTarget(
             name: "keep-bench",
             dependencies: [
@@ -158,7 +161,10 @@ let package = Package(
         // kill -9 at random moments, thousands of times, against keep-torture.
         .testTarget(
             name: "KeepTortureTests",
-            dependencies: ["keep-torture", "KeepPorts", "KeepFileStore", "KeepSQLite", "KeepSealed", "KeepConformance"]),
+            dependencies: [
+                "keep-torture", "KeepPorts", "KeepFileStore", "KeepSQLite", "KeepSealed", "KeepConformance", "KeepCore",
+                "KeepChatIndex",
+            ]),
         // keep-bench --quick's code paths and the shape of its output; never a timing.
         .testTarget(name: "KeepBenchTests", dependencies: ["keep-bench", "KeepConformance"]),
         // The code of the README, docs/ and the DocC articles, compiled (and run where it can

@@ -6,7 +6,8 @@ import KeepSQLite
 
 /// A cache of the chats beside the store, `<root>/chat-index.sqlite`, so that listing and
 /// searching do not read every chat: a summary of each chat, the stamp (size, modification
-/// time, inode) of the file it was read from, and the text of its messages for search.
+/// time, inode) of the file it was read from, and, for search, which chats hold each
+/// trigram of their text (``Postings``) — never the text itself.
 ///
 /// It is only ever a cache, never a second source of truth:
 /// - Before answering, every chat file is `lstat`ed and compared with the stamp it was
@@ -16,33 +17,65 @@ import KeepSQLite
 ///   read, so a change made during the read is seen by the next check.
 /// - A chat that cannot be read, or whose name is not a regular file, is never cached: it
 ///   is read each time and listed as unreadable, and it hides no other chat.
-/// - Deleting the index, or any damage to it (not a database, another schema, an I/O
-///   error), costs one rebuild: the file is removed and built again from the chats; when
-///   even that fails, the answer comes from reading every chat, as without an index.
+/// - Deleting the index, or any damage to it (not a database, another schema, another key,
+///   an I/O error, a seal that does not open), costs one rebuild: the file is removed and
+///   built again from the chats; when even that fails, the answer comes from reading every
+///   chat, as without an index.
 /// - An entry is trusted only when its file was last changed at least `settling` before
 ///   it was read: a change in the same tick of the clock could otherwise leave size, time
 ///   and inode as they were. A chat written moments ago (by a turn, say) is read once more.
 /// - Its commits are not flushed (a power cut may lose the latest of them, which the
 ///   stamps then catch).
 ///
-/// The text in it is the chats' own text, as private as the chat files: the file is
-/// created readable by its owner only.
+/// A listing indexes summaries only, so it never waits for the search half; a search
+/// indexes the trigrams of every chat not yet indexed, reading each chat once, a batch at
+/// a time (``Limits``), one transaction per batch: interrupted, it keeps the batches it
+/// finished, and the next search goes on from there. `progress` hears how far it got after
+/// each batch.
+///
+/// What it holds is sealed as the chats are (``ChatIndexSealing``): titles and postings
+/// sealed, tokens a keyed hash. The file is created readable by its owner only.
 package struct ChatIndex: Sendable {
     /// The index file's name in the data root.
     package static let fileName = "chat-index.sqlite"
-    /// The schema this build writes; an index of any other is rebuilt.
-    static let schemaVersion: Int64 = 2
 
     /// The index file.
     package let path: String
     private let root: String
     private let repository: ChatRepository
+    private let sealing: any ChatIndexSealing
+    private let progress: (@Sendable (_ done: Int, _ total: Int) -> Void)?
+    private let limits: Limits
+
+    /// How much one batch of indexing takes, and how many changed chats a listing indexes
+    /// the text of as it reads them.
+    package struct Limits: Sendable {
+        /// The most chats indexed in one batch.
+        package var batchChats = 2048
+        /// The most text, in bytes, indexed in one batch: what bounds a rebuild's memory.
+        package var batchBytes = 24 << 20
+        /// Up to this many chats changed since the last look, a listing indexes their
+        /// trigrams too (it reads them anyway), one delta each; past it, it leaves them to
+        /// the next search, which indexes them in batches.
+        package var inlineText = 64
+
+        /// The limits keep runs with.
+        package init() {}
+    }
 
     /// The index of the chats of the file store under `root`, read through `repository`
-    /// (a repository over that same store).
-    package init(root: String, repository: ChatRepository) {
+    /// (a repository over that same store), keeping what it holds as `sealing` says;
+    /// `progress` hears, after each batch of a long indexing, how many chats of how many
+    /// are done.
+    package init(
+        root: String, repository: ChatRepository, sealing: any ChatIndexSealing = PlainChatIndexing(),
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil, limits: Limits = Limits()
+    ) {
+        self.limits = limits
         self.root = root
         self.repository = repository
+        self.sealing = sealing
+        self.progress = progress
         path = root + (root.hasSuffix("/") ? "" : "/") + Self.fileName
     }
 
@@ -51,8 +84,7 @@ package struct ChatIndex: Sendable {
     /// Every chat, as `ChatRepository.scan()` would list it, from the index where the
     /// chat's file has not changed since it was indexed. Throws only what a scan would.
     package func listing() async throws(ChatError) -> ChatSummaryListing {
-        let refreshed = try await refresh(withText: false)
-        return refreshed.listing
+        try await refresh(withText: false).listing
     }
 
     // MARK: - Search
@@ -60,32 +92,43 @@ package struct ChatIndex: Sendable {
     /// Every message containing `text` (ignoring case and accents), newest chat first, in
     /// message order within a chat, as `ChatRepository.search(_:)` answers; chats that
     /// cannot be read are not searched. Throws `ChatError.emptySearch` for blank `text`.
+    ///
+    /// Only the chats that hold every trigram of `text` are read (all of them for text of
+    /// fewer than three characters, which has none), and each message of those is checked
+    /// as the repository checks it.
     package func search(_ text: String) async throws(ChatError) -> [ChatMatch] {
         guard !text.allSatisfy(\.isWhitespace) else { throw .emptySearch }
         let refreshed = try await refresh(withText: true)
         guard let database = refreshed.database else { return try await repository.search(text) }
-        let folded = ChatIndexSchema.folded(text)
-        let candidates: [SQLiteRow]
-        do {
-            candidates = try await database.read { transaction throws(SQLiteError) in
-                try transaction.query(ChatIndexSchema.searchSQL, [.text(ChatIndexSchema.pattern(folded))])
+        var candidates = refreshed.listing.chats
+        var folding = TextFolding()
+        let folded = folding.folded(text)
+        if folded.count >= 3 {
+            var keys = Trigrams(capacity: folded.count)
+            keys.add(folded)
+            let holders: Set<UInt32>
+            do {
+                var tokens = Set<UInt64>()
+                for key in keys.keys { tokens.insert(try sealing.token(for: key)) }
+                holders = try await database.read { [sealing, tokens] transaction throws(SQLiteError) in
+                    try ChatIndexSchema.chats(holding: tokens, sealing: sealing, in: transaction)
+                }
+            } catch {
+                // An index that fails answers nothing; the chats themselves still do.
+                if Self.isDamage(error) { discard() }
+                return try await repository.search(text)
             }
-        } catch {
-            // An index that fails answers nothing; the chats themselves still do.
-            if Self.isDamage(error) { discard() }
-            return try await repository.search(text)
+            candidates = candidates.filter { refreshed.numbers[$0.id].map(holders.contains) ?? true }
         }
-        let titles = Dictionary(refreshed.listing.chats.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var matches: [ChatMatch] = []
-        for row in candidates {
-            guard let hit = try? ChatIndexSchema.message(row), let summary = titles[hit.chat],
-                hit.message.text.range(of: text, options: [.caseInsensitive, .diacriticInsensitive]) != nil
-            else { continue }
-            matches.append(ChatMatch(chatId: hit.chat, title: summary.title, index: hit.index, message: hit.message))
+        for candidate in candidates {
+            // A chat that cannot be read now is not searched, as in a scan.
+            guard let chat = try? await repository.read(candidate.id) else { continue }
+            for (index, message) in chat.messages.enumerated()
+            where message.text.range(of: text, options: [.caseInsensitive, .diacriticInsensitive]) != nil {
+                matches.append(ChatMatch(chatId: chat.id, title: chat.title, index: index, message: message))
+            }
         }
-        let order = Dictionary(
-            refreshed.listing.chats.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
-        matches.sort { (order[$0.chatId] ?? .max, $0.index) < (order[$1.chatId] ?? .max, $1.index) }
         return matches
     }
 
@@ -93,16 +136,39 @@ package struct ChatIndex: Sendable {
 
     /// Brings the index up to date with `chat`, just written by this process under the
     /// store lock. `before` is the stamp of its file before the write (`nil` when there was
-    /// none): when the index holds exactly that version, the new messages are added to it;
-    /// otherwise the chat is left for the next listing or search to read again.
+    /// none): when the index holds exactly that version with its trigrams, the last two
+    /// messages' trigrams are added to it; a chat new to the index is indexed whole;
+    /// otherwise its summary is updated and its text left for the next search to read.
     ///
     /// Never fails: an index that cannot be updated is caught by the stamps later.
     package func recorded(_ chat: Chat, before: FileStamp?) async {
         guard FileManager.default.fileExists(atPath: path), let after = stamp(of: chat.id), after.isRegularFile,
             let database = try? await open()
         else { return }
-        _ = try? await database.write { transaction throws(SQLiteError) in
-            try ChatIndexSchema.record(chat, stamp: after, before: before, in: transaction)
+        let summary = ChatSummary(chat)
+        _ = try? await database.write { [sealing] transaction throws(SQLiteError) in
+            var folding = TextFolding()
+            var keys = Trigrams()
+            let number: UInt32
+            var hasText = true
+            if let old = try ChatIndexSchema.indexed(chat.id, in: transaction) {
+                number = old.number
+                if let before, old.facts.stamp == before, old.facts.hasText,
+                    old.facts.messages == chat.messages.count - 2
+                {
+                    Self.add(chat.messages.suffix(2), to: &keys, folding: &folding)
+                } else {
+                    hasText = false
+                }
+            } else {
+                number = try ChatIndexSchema.reserveNumbers(1, in: transaction)
+                Self.add(chat.messages[...], to: &keys, folding: &folding)
+            }
+            // Just written: never settled, so the next listing reads it once more.
+            let facts = ChatIndexFacts(summary, stamp: after, hasText: hasText, settled: false)
+            try ChatIndexSchema.store([(number, summary, facts)], sealing: sealing, in: transaction)
+            if hasText { try ChatIndexSchema.storeDelta(keys, chat: number, sealing: sealing, in: transaction) }
+            try ChatIndexSchema.compact(sealing: sealing, in: transaction)
         }
     }
 
@@ -115,6 +181,8 @@ package struct ChatIndex: Sendable {
 
     private struct Refreshed: Sendable {
         let listing: ChatSummaryListing
+        /// Each listed chat's number in the index.
+        let numbers: [String: UInt32]
         /// The index, up to date with `listing`; `nil` when it could not be used.
         let database: SQLiteDatabase?
     }
@@ -125,8 +193,8 @@ package struct ChatIndex: Sendable {
         let entries: [ChatIndexSchema.Entry]
     }
 
-    /// The listing, with the index brought up to date; from a full scan when the index
-    /// cannot be used even after one rebuild.
+    /// The listing, with the index brought up to date (and its trigrams, `withText`); from
+    /// a full scan when the index cannot be used even after one rebuild.
     private func refresh(withText: Bool) async throws(ChatError) -> Refreshed {
         // Any call makes the store ready (a one-time migration) before its files are stamped.
         _ = try await repository.draftIds()
@@ -145,7 +213,7 @@ package struct ChatIndex: Sendable {
         var indexed = await prefetched
         // No chat was ever written: nothing to cache, and nothing is created.
         if stamps.isEmpty && indexed == nil {
-            return Refreshed(listing: ChatSummaryListing(chats: [], unreadable: []), database: nil)
+            return Refreshed(listing: ChatSummaryListing(chats: [], unreadable: []), numbers: [:], database: nil)
         }
         for attempt in 0..<2 {
             do {
@@ -160,14 +228,15 @@ package struct ChatIndex: Sendable {
                 indexed = nil
             }
         }
-        return Refreshed(listing: ChatSummaryListing(try await repository.scan()), database: nil)
+        let listing = ChatSummaryListing(try await repository.scan())
+        return Refreshed(listing: listing, numbers: [:], database: nil)
     }
 
     /// The index, opened (created when missing), and its entries.
     private func read() async throws(SQLiteError) -> Indexed {
         let database = try await open()
-        let entries = try await database.read { transaction throws(SQLiteError) in
-            try ChatIndexSchema.entries(in: transaction)
+        let entries = try await database.read { [sealing] transaction throws(SQLiteError) in
+            try ChatIndexSchema.entries(sealing: sealing, in: transaction)
         }
         return Indexed(database: database, entries: entries)
     }
@@ -183,64 +252,151 @@ package struct ChatIndex: Sendable {
         }
     }
 
-    /// One pass: the index held against the stamps, the changed chats read again, the
-    /// index updated.
+    /// The chats of one batch being indexed: their summaries, and their trigrams.
+    private struct Batch {
+        var rows: [(number: UInt32, summary: ChatSummary, facts: ChatIndexFacts)] = []
+        /// Each chat's trigrams, for chats indexed one delta each.
+        var deltas: [(number: UInt32, keys: Trigrams)] = []
+        /// The trigrams of the chats indexed in a batch of postings.
+        var postings = Postings()
+        var textBytes = 0
+
+        func isFull(_ limits: Limits) -> Bool { rows.count >= limits.batchChats || textBytes >= limits.batchBytes }
+    }
+
+    /// One pass: the index held against the stamps, the changed chats read again a batch at
+    /// a time, each batch written in a transaction of its own.
     private func refresh(
         _ index: Indexed, against stamps: [String: FileStamp], started: Int64, withText: Bool
     ) async throws -> Refreshed {
         let known = ChatIndexSchema.compare(index.entries, with: stamps, withText: withText)
-        var chats = known.trusted
+        var chats = known.trusted.map(\.summary)
+        var numbers = Dictionary(
+            known.trusted.map { ($0.summary.id, $0.number) }, uniquingKeysWith: { first, _ in first })
         var unreadable: [UnreadableChat] = []
-        var changed: [(Chat, FileStamp)] = []
         // Chats no longer there, or no longer cacheable, leave the index.
         var gone = known.gone
-        for (id, stamp, indexed) in known.stale {
+        let stale = known.stale
+        // Text is indexed when a search wants it, or when there is so little of it that a
+        // listing may as well (it reads those chats anyway).
+        let indexText = withText || stale.count <= limits.inlineText
+        // Many chats at once go into batches of postings; a few, into a delta each.
+        let inBatches = stale.count > limits.inlineText
+        var newNumbers = stale.lazy.filter { $0.entry == nil }.count
+        var nextNumber: UInt32 = 0
+        if newNumbers > 0 {
+            nextNumber = try await index.database.write { transaction throws(SQLiteError) in
+                try ChatIndexSchema.reserveNumbers(newNumbers, in: transaction)
+            }
+        }
+        var folding = TextFolding()
+        var keys = Trigrams()
+        var batch = Batch()
+        var done = 0
+        for (id, stamp, entry) in stale {
             // Not a file (a symlink, a directory, a FIFO): never opened, never cached.
             if let irregularity = stamp.irregularity {
                 unreadable.append(UnreadableChat(id: id, reason: irregularity))
-                if indexed { gone.append(id) }
+                if entry != nil { gone.append(id) }
                 continue
             }
+            let chat: Chat
             do throws(ChatError) {
-                guard let chat = try await repository.read(id) else {  // gone since the listing
-                    if indexed { gone.append(id) }
+                guard let read = try await repository.read(id) else {  // gone since the listing
+                    if entry != nil { gone.append(id) }
                     continue
                 }
-                chats.append(ChatSummary(chat))
-                changed.append((chat, stamp))
-                continue
+                chat = read
             } catch .unreadable(let chat) {
                 unreadable.append(chat)
+                if entry != nil { gone.append(id) }
+                continue
             } catch .storage(let error) {
                 // The directory was listed, so a file that fails its read is that file's
                 // problem (EACCES, EIO), never the listing's.
                 unreadable.append(UnreadableChat(id: id, reason: error.description))
+                if entry != nil { gone.append(id) }
+                continue
             } catch {
                 unreadable.append(UnreadableChat(id: id, reason: "\(error)"))
+                if entry != nil { gone.append(id) }
+                continue
             }
-            if indexed { gone.append(id) }
-        }
-        if !changed.isEmpty || !gone.isEmpty {
-            // Oldest first, so that the index's own order (the newest last) stays close to
-            // a listing's, and the next listing's sort has little to do.
-            let changes = changed.sorted {
-                ($0.0.updated, $0.0.created, $0.0.id) < ($1.0.updated, $1.0.created, $1.0.id)
+            let summary = ChatSummary(chat)
+            let number: UInt32
+            if let entry {
+                number = entry.number
+            } else {
+                number = nextNumber
+                nextNumber += 1
+                newNumbers -= 1
             }
-            let removals = gone
-            try await index.database.write { transaction throws(SQLiteError) in
-                for id in removals { try ChatIndexSchema.remove(id, in: transaction) }
-                for (chat, stamp) in changes {
-                    try ChatIndexSchema.replace(
-                        chat, stamp: stamp, settled: stamp.modified < started - Self.settling, withText: withText,
-                        in: transaction)
+            // The trigrams indexed for this very file stay: a turn indexed them as it wrote.
+            let keepsText = entry.map { $0.hasText && $0.stamp == stamp && $0.summary == summary } ?? false
+            let indexes = !keepsText && indexText
+            if indexes {
+                keys.removeAll()
+                Self.add(chat.messages[...], to: &keys, folding: &folding)
+                if inBatches {
+                    for key in keys.keys { batch.postings.add(key, chat: number) }
+                } else {
+                    batch.deltas.append((number, keys))
                 }
+                batch.textBytes += chat.messages.reduce(0) { $0 + $1.text.utf8.count }
+            }
+            let settled = stamp.modified < started - Self.settling
+            batch.rows.append(
+                (
+                    number, summary,
+                    ChatIndexFacts(summary, stamp: stamp, hasText: keepsText || indexes, settled: settled)
+                ))
+            chats.append(summary)
+            numbers[id] = number
+            if batch.isFull(limits) {
+                try await write(batch, removing: [], in: index.database)
+                done += batch.rows.count
+                progress?(done, stale.count)
+                batch = Batch()
             }
         }
-        return Refreshed(listing: ChatSummaryListing(chats: chats, unreadable: unreadable), database: index.database)
+        if !batch.rows.isEmpty || !gone.isEmpty {
+            try await write(batch, removing: gone, in: index.database)
+            done += batch.rows.count
+            if done > 0, inBatches { progress?(done, stale.count) }
+        }
+        return Refreshed(
+            listing: ChatSummaryListing(chats: chats, unreadable: unreadable), numbers: numbers,
+            database: index.database)
+    }
+
+    /// Writes one batch (and forgets `gone`) in one transaction, then folds the index's
+    /// pieces together when there are many.
+    private func write(_ batch: Batch, removing gone: [String], in database: SQLiteDatabase) async throws(SQLiteError) {
+        try await database.write { [sealing] transaction throws(SQLiteError) in
+            try ChatIndexSchema.remove(gone, in: transaction)
+            try ChatIndexSchema.store(batch.rows, sealing: sealing, in: transaction)
+            try ChatIndexSchema.storeBatch(batch.postings, sealing: sealing, in: transaction)
+            for (number, keys) in batch.deltas {
+                try ChatIndexSchema.storeDelta(keys, chat: number, sealing: sealing, in: transaction)
+            }
+            try ChatIndexSchema.compact(sealing: sealing, in: transaction)
+        }
+    }
+
+    /// Adds the trigrams of `messages`' text, folded, to `keys`.
+    private static func add(
+        _ messages: ArraySlice<ChatMessage>, to keys: inout Trigrams, folding: inout TextFolding
+    ) {
+        var scalars: [UInt32] = []
+        for message in messages {
+            scalars.removeAll(keepingCapacity: true)
+            folding.fold(message.text, into: &scalars)
+            keys.add(scalars)
+        }
     }
 
     /// The index, opened (created when missing) with its schema in place; an index of
-    /// another schema is emptied first.
+    /// another schema, or made under another key, is emptied first.
     private func open() async throws(SQLiteError) -> SQLiteDatabase {
         // A FIFO or device planted at a name SQLite opens would hang the first read: refused
         // before SQLite sees it, as out of reach (not damage: nothing is removed), so the
@@ -255,12 +411,13 @@ package struct ChatIndex: Sendable {
         let database = try SQLiteDatabase(path: path, busyTimeout: .seconds(5), durable: false)
         // Read first, so listings side by side do not queue for the write lock; a damaged
         // file fails the write below, with its error.
+        let keyCheck = sealing.keyCheck
         let current = try? await database.read { transaction throws(SQLiteError) in
-            try ChatIndexSchema.version(in: transaction)
+            try ChatIndexSchema.isCurrent(keyCheck: keyCheck, in: transaction)
         }
-        if current != Self.schemaVersion {
+        if current != true {
             try await database.write { transaction throws(SQLiteError) in
-                try ChatIndexSchema.prepare(in: transaction, version: Self.schemaVersion)
+                try ChatIndexSchema.prepare(keyCheck: keyCheck, in: transaction)
             }
         }
         return database
@@ -279,11 +436,11 @@ package struct ChatIndex: Sendable {
     }
 
     /// Whether `error` says the index itself is damaged (not a database, a table missing,
-    /// a value of the wrong type, an I/O error), so that it is to be removed and rebuilt,
-    /// rather than out of reach for now (locked by another process past the timeout, the
-    /// disk full, the file refused).
+    /// a value of the wrong type, a seal that does not open, an I/O error), so that it is
+    /// to be removed and rebuilt, rather than out of reach for now (locked by another
+    /// process past the timeout, the disk full, the file refused, the key not at hand).
     static func isDamage(_ error: any Error) -> Bool {
-        guard let error = error as? SQLiteError else { return true }
+        guard let error = error as? SQLiteError else { return !(error is SealingError) }
         return ![.busy, .full, .unavailable].contains(error.code)
     }
 

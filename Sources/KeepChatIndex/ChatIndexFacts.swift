@@ -1,4 +1,5 @@
 import Foundation
+import KeepCore
 import KeepFileStore
 import KeepSQLite
 
@@ -6,7 +7,7 @@ import KeepSQLite
 /// fixed layout: seven 64-bit little-endian fields, in this order: the file's size,
 /// modification time and inode, the chat's creation and update times (the bits of their
 /// seconds since 1970 as a `Double`), its message count, and the flags (1: the index holds
-/// its text; 2: it was settled when indexed).
+/// its trigrams; 2: it was settled when indexed).
 ///
 /// One column rather than seven: a listing reads every row, and SQLite's cost per row is
 /// mostly its cost per column read. A blob of any other length is damage, and rebuilds the
@@ -29,6 +30,13 @@ struct ChatIndexFacts: Equatable {
         self.messages = messages
         self.hasText = hasText
         self.settled = settled
+    }
+
+    /// The facts of a chat summarised as `summary`, read from a file of `stamp`.
+    init(_ summary: ChatSummary, stamp: FileStamp, hasText: Bool, settled: Bool) {
+        self.init(
+            stamp: stamp, created: summary.created, updated: summary.updated, messages: summary.messageCount,
+            hasText: hasText, settled: settled)
     }
 
     /// The facts a blob holds; throws a mismatch for a blob of another length.

@@ -1,24 +1,31 @@
 import Foundation
 import KeepCore
 import KeepFileStore
+import KeepPorts
 import KeepSQLite
 
 /// The tables of the ``ChatIndex`` and every statement on them, in one place.
 ///
-/// - `meta`: the schema version.
-/// - `chats`: one row per indexed chat: its id, title and engine, and its
-///   ``ChatIndexFacts`` in one blob: its file's stamp, the rest of its summary, and whether
-///   its messages are in `messages` (a listing indexes summaries only).
-/// - `messages`: each message of the chats with `has_text`, as stored.
-/// - `message_text`: an FTS5 trigram index of each message's text folded (case and accents
-///   removed), keyed by the `messages` row: a GLOB for any run of three or more characters
-///   is answered from it without reading the chats (`detail=none`: the smallest index that
-///   still serves GLOB). A match is only a candidate; the search checks it against
-///   the message itself, so its meaning stays that of ``ChatRepository/search(_:)``.
+/// - `meta`: the schema version, and the check of the key the index was made under
+///   (``ChatIndexSealing/keyCheck``): an index of another schema or another key is emptied
+///   and made again.
+/// - `chats`: one row per indexed chat: a number of its own (what the postings name), its
+///   id, its title (sealed when the chats are), its engine, and its ``ChatIndexFacts`` in one
+///   blob: its file's stamp, the rest of its summary, and whether its trigrams are indexed.
+/// - `grams`: the postings of the chats indexed a batch at a time (``Postings``): one row per
+///   bucket of tokens per batch, sealed when the chats are.
+/// - `deltas`: the tokens of text indexed a little at a time (a turn's question and answer,
+///   a chat changed behind keep's back), one row each, sealed when the chats are; folded into
+///   a batch of `grams` once there are many.
+///
+/// No message text is kept: a search finds the chats that hold every trigram of what it
+/// looks for, then reads those chats. A posting may outlive the text it came from (a chat
+/// edited or removed); it then costs that search one read, never a wrong answer.
 enum ChatIndexSchema {
-    /// One row of `chats`: the summary of a chat as indexed, the stamp of the file it was
-    /// read from, and whether it holds the chat's text and was settled when indexed.
+    /// One row of `chats`: the summary of a chat as indexed, its number, the stamp of the
+    /// file it was read from, and whether its trigrams are indexed and it was settled.
     struct Entry: Sendable {
+        let number: UInt32
         let summary: ChatSummary
         let stamp: FileStamp
         let hasText: Bool
@@ -28,66 +35,81 @@ enum ChatIndexSchema {
     /// The index held against the chat files' stamps: what it can answer, what must be
     /// read again, and what it holds of files that are gone.
     struct Comparison: Sendable {
-        /// The summaries of the chats whose entries are trusted: the file's stamp is the
-        /// one indexed, it was settled when indexed, and the entry holds the text when
-        /// the text is wanted.
-        var trusted: [ChatSummary] = []
+        /// The entries that are trusted: the file's stamp is the one indexed, it was settled
+        /// when indexed, and its trigrams are indexed when the text is wanted.
+        var trusted: [Entry] = []
         /// The chats to read again (changed, new, not settled, without the text wanted, or
-        /// no longer a regular file), with whether the index holds an entry for them.
-        var stale: [(id: String, stamp: FileStamp, indexed: Bool)] = []
+        /// no longer a regular file), with the entry the index holds for them, if any.
+        var stale: [(id: String, stamp: FileStamp, entry: Entry?)] = []
         /// Indexed chats whose file is gone.
         var gone: [String] = []
     }
 
-    /// One message found by a search, before it is checked.
-    struct Hit {
-        let chat: String
-        let index: Int
-        let message: ChatMessage
-    }
+    /// The schema version this build writes; an index of any other is made again.
+    static let version: Int64 = 3
 
     /// The schema version the file holds; throws when it holds none.
     static func version(in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> Int64? {
         try transaction.query("SELECT value FROM meta WHERE name = 'schema'").first?.integer(0)
     }
 
+    /// Whether the file holds this build's schema, made under the key `keyCheck` names.
+    static func isCurrent(keyCheck: [UInt8], in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> Bool {
+        guard try version(in: transaction) == version else { return false }
+        let held = try transaction.query("SELECT value FROM meta WHERE name = 'key'").first
+        return try held?.blob(0) == keyCheck
+    }
+
     /// Creates the tables, or empties and recreates them when the file holds another
-    /// schema version.
-    static func prepare(in transaction: borrowing SQLiteTransaction, version: Int64) throws(SQLiteError) {
-        _ = try transaction.execute("CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL)")
-        if try Self.version(in: transaction) == version { return }
-        for table in ["message_text", "messages", "chats"] {
+    /// schema version or was made under another key.
+    static func prepare(keyCheck: [UInt8], in transaction: borrowing SQLiteTransaction) throws(SQLiteError) {
+        _ = try transaction.execute("CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value NOT NULL)")
+        if try isCurrent(keyCheck: keyCheck, in: transaction) { return }
+        // Every table any schema so far has made.
+        for table in ["message_text", "messages", "deltas", "grams", "chats"] {
             _ = try transaction.execute("DROP TABLE IF EXISTS \(table)")
         }
         _ = try transaction.execute(
             """
-            CREATE TABLE chats(id TEXT PRIMARY KEY, title TEXT NOT NULL, engine TEXT, facts BLOB NOT NULL)
+            CREATE TABLE chats(num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, title BLOB NOT NULL, engine TEXT,
+              facts BLOB NOT NULL)
             """)
         _ = try transaction.execute(
             """
-            CREATE TABLE messages(id INTEGER PRIMARY KEY, chat TEXT NOT NULL, position INTEGER NOT NULL,
-              role TEXT NOT NULL, time REAL NOT NULL, text TEXT NOT NULL)
+            CREATE TABLE grams(bucket INTEGER NOT NULL, batch INTEGER NOT NULL, postings BLOB NOT NULL,
+              PRIMARY KEY(bucket, batch)) WITHOUT ROWID
             """)
-        _ = try transaction.execute("CREATE INDEX messages_by_chat ON messages(chat, position)")
         _ = try transaction.execute(
-            "CREATE VIRTUAL TABLE message_text USING fts5(folded, tokenize = 'trigram', detail = 'none')")
-        _ = try transaction.execute("INSERT OR REPLACE INTO meta(name, value) VALUES('schema', ?)", [.integer(version)])
+            "CREATE TABLE deltas(seq INTEGER PRIMARY KEY, chat INTEGER NOT NULL, tokens BLOB NOT NULL)")
+        _ = try transaction.execute(
+            "INSERT OR REPLACE INTO meta(name, value) VALUES('schema', ?), ('key', ?)",
+            [.integer(version), .blob(keyCheck)])
     }
+
+    // MARK: - Chats
 
     /// Every row of `chats`, the most recently indexed first: a chat is indexed again when
     /// it changes, so this is close to the order a listing shows, and sorting it costs
-    /// little. Each column is read in place and checked; nothing else is built.
-    static func entries(in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> [Entry] {
+    /// little. Each column is read in place and checked; titles are opened with `sealing`.
+    static func entries(
+        sealing: any ChatIndexSealing, in transaction: borrowing SQLiteTransaction
+    ) throws(SQLiteError) -> [Entry] {
         var entries: [Entry] = []
         // Counting costs SQLite a walk of the table's pages, and saves the array's regrowth.
         entries.reserveCapacity(Int(try transaction.query("SELECT count(*) FROM chats").first?.integer(0) ?? 0))
-        try transaction.forEachRow("SELECT id, title, engine, facts FROM chats ORDER BY rowid DESC") {
-            row throws(SQLiteError) in
-            let facts = try row.withBlob(3) { blob throws(SQLiteError) in try ChatIndexFacts(blob) }
+        try transaction.forEachRow(
+            "SELECT num, id, title, engine, facts FROM chats ORDER BY rowid DESC"
+        ) { row throws(SQLiteError) in
+            let facts = try row.withBlob(4) { blob throws(SQLiteError) in try ChatIndexFacts(blob) }
+            let id = try row.text(1)
+            let title = try Self.title(try row.blob(2), of: id, sealing: sealing)
             let summary = ChatSummary(
-                id: try row.text(0), title: try row.text(1), created: facts.created, updated: facts.updated,
-                messageCount: facts.messages, engine: try row.optionalText(2))
-            entries.append(Entry(summary: summary, stamp: facts.stamp, hasText: facts.hasText, settled: facts.settled))
+                id: id, title: title, created: facts.created, updated: facts.updated, messageCount: facts.messages,
+                engine: try row.optionalText(3))
+            entries.append(
+                Entry(
+                    number: try number(row.integer(0)), summary: summary, stamp: facts.stamp, hasText: facts.hasText,
+                    settled: facts.settled))
         }
         return entries
     }
@@ -95,7 +117,7 @@ enum ChatIndexSchema {
     /// `entries` held against `stamps` (each chat file's stamp, by id): only an entry whose
     /// file still has the stamp it was indexed from is trusted, and only when it was settled
     /// when indexed (a file changed in the same tick of the clock as its read could
-    /// otherwise keep its size, time and inode) and holds the text when `withText`.
+    /// otherwise keep its size, time and inode) and its trigrams are indexed when `withText`.
     static func compare(_ entries: [Entry], with stamps: [String: FileStamp], withText: Bool) -> Comparison {
         var comparison = Comparison()
         comparison.trusted.reserveCapacity(stamps.count)
@@ -108,145 +130,293 @@ enum ChatIndexSchema {
             }
             matched += 1
             guard entry.stamp == stamp, entry.settled, entry.hasText || !withText else {
-                comparison.stale.append((id, stamp, true))
+                comparison.stale.append((id, stamp, entry))
                 continue
             }
-            comparison.trusted.append(entry.summary)
+            comparison.trusted.append(entry)
         }
         // Files the index has never seen: the stamps left over.
         if matched < stamps.count {
             let indexed = Set(entries.lazy.map(\.summary.id))
-            for (id, stamp) in stamps where !indexed.contains(id) { comparison.stale.append((id, stamp, false)) }
+            for (id, stamp) in stamps where !indexed.contains(id) { comparison.stale.append((id, stamp, nil)) }
         }
         return comparison
     }
 
-    /// Forgets the chat `id`.
-    static func remove(_ id: String, in transaction: borrowing SQLiteTransaction) throws(SQLiteError) {
-        try removeText(of: id, in: transaction)
-        _ = try transaction.execute("DELETE FROM chats WHERE id = ?", [.text(id)])
+    /// Reserves `count` numbers for new chats and answers the first: numbers are never given
+    /// twice, not even by two processes indexing at once, so a posting never names another
+    /// chat than its own.
+    static func reserveNumbers(_ count: Int, in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> UInt32
+    {
+        let largest = try transaction.query("SELECT value FROM meta WHERE name = 'numbers'").first?.integer(0) ?? 0
+        _ = try transaction.execute(
+            "INSERT OR REPLACE INTO meta(name, value) VALUES('numbers', ?)", [.integer(largest + Int64(count))])
+        return try number(largest + 1)
     }
 
-    /// Indexes `chat` as read from a file of `stamp`, with its messages when `withText`.
-    /// Messages indexed from a file of that very stamp are kept rather than indexed again.
-    static func replace(
-        _ chat: Chat, stamp: FileStamp, settled: Bool, withText: Bool, in transaction: borrowing SQLiteTransaction
+    /// Writes the summary of each chat in `rows`, under its number.
+    static func store(
+        _ rows: [(number: UInt32, summary: ChatSummary, facts: ChatIndexFacts)], sealing: any ChatIndexSealing,
+        in transaction: borrowing SQLiteTransaction
     ) throws(SQLiteError) {
-        if let old = try indexed(chat.id, in: transaction), old.stamp == stamp, old.hasText {
-            try upsert(chat, stamp: stamp, hasText: true, settled: settled, in: transaction)
-            return
+        guard !rows.isEmpty else { return }
+        var values: [[SQLiteValue]] = []
+        values.reserveCapacity(rows.count)
+        for row in rows {
+            values.append([
+                .integer(Int64(row.number)), .text(row.summary.id),
+                .blob(try sealed(Array(row.summary.title.utf8), binding: titleBinding(row.summary.id), sealing)),
+                row.summary.engine.map { .text($0) } ?? .null, .blob(row.facts.blob),
+            ])
         }
-        try removeText(of: chat.id, in: transaction)
-        try upsert(chat, stamp: stamp, hasText: withText, settled: settled, in: transaction)
-        if withText { try insert(chat.messages[...], of: chat.id, from: 0, in: transaction) }
+        // A chat indexed again keeps its number, given here.
+        try transaction.executeMany(
+            "INSERT OR REPLACE INTO chats(num, id, title, engine, facts) VALUES(?, ?, ?, ?, ?)", values)
     }
 
-    /// The stamp, message count and text flag of the chat `id` as indexed.
-    private static func indexed(
+    /// Forgets the chats `ids` (their postings stay until the batches are merged, naming
+    /// numbers no chat has).
+    static func remove(_ ids: [String], in transaction: borrowing SQLiteTransaction) throws(SQLiteError) {
+        try transaction.executeMany("DELETE FROM chats WHERE id = ?", ids.map { [.text($0)] })
+    }
+
+    /// The facts of the chat `id` as indexed, with its number.
+    static func indexed(
         _ id: String, in transaction: borrowing SQLiteTransaction
-    ) throws(SQLiteError) -> (stamp: FileStamp, messages: Int, hasText: Bool)? {
-        guard let row = try transaction.query("SELECT facts FROM chats WHERE id = ?", [.text(id)]).first else {
+    ) throws(SQLiteError) -> (number: UInt32, facts: ChatIndexFacts)? {
+        guard let row = try transaction.query("SELECT num, facts FROM chats WHERE id = ?", [.text(id)]).first else {
             return nil
         }
-        let facts = try ChatIndexFacts(try row.blob(0))
-        return (facts.stamp, facts.messages, facts.hasText)
+        return (try number(row.integer(0)), try ChatIndexFacts(try row.blob(1)))
     }
 
-    /// Indexes `chat`, just written by a turn to a file now of `stamp`: only its last two
-    /// messages are added when the index holds the version of stamp `before` with its
-    /// text; otherwise the whole chat is indexed again.
-    static func record(
-        _ chat: Chat, stamp: FileStamp, before: FileStamp?, in transaction: borrowing SQLiteTransaction
+    // MARK: - Postings
+
+    /// Writes `postings` as a new batch of `grams`, each bucket sealed for where it lies.
+    static func storeBatch(
+        _ postings: Postings, sealing: any ChatIndexSealing, in transaction: borrowing SQLiteTransaction
     ) throws(SQLiteError) {
-        // Just written: never settled, so the next listing reads it once more.
-        if let old = try indexed(chat.id, in: transaction), let before, old.stamp == before, old.hasText,
-            chat.messages.count >= 2, old.messages == chat.messages.count - 2
-        {
-            try upsert(chat, stamp: stamp, hasText: true, settled: false, in: transaction)
-            let first = chat.messages.count - 2
-            try insert(chat.messages[first...], of: chat.id, from: first, in: transaction)
-            return
+        guard !postings.isEmpty else { return }
+        let batch = (try transaction.query("SELECT coalesce(max(batch), 0) FROM grams").first?.integer(0) ?? 0) + 1
+        let buckets = try sealingCall { () throws(SealingError) in try postings.buckets(sealing.token(for:)) }
+        var rows: [[SQLiteValue]] = []
+        rows.reserveCapacity(buckets.count)
+        for (bucket, blob) in buckets {
+            rows.append([
+                .integer(Int64(bucket)), .integer(batch),
+                .blob(try sealed(blob, binding: gramsBinding(bucket: bucket, batch: batch), sealing)),
+            ])
         }
-        try removeText(of: chat.id, in: transaction)
-        try upsert(chat, stamp: stamp, hasText: true, settled: false, in: transaction)
-        try insert(chat.messages[...], of: chat.id, from: 0, in: transaction)
+        try transaction.executeMany("INSERT INTO grams(bucket, batch, postings) VALUES(?, ?, ?)", rows)
     }
 
-    /// The candidates for a folded query: the messages whose folded text matches
-    /// ``pattern(_:)`` — through the trigram index for three characters or more, by a scan
-    /// of the folded text (never of the chats) for fewer.
-    static let searchSQL =
-        "SELECT m.chat, m.position, m.role, m.time, m.text FROM message_text f JOIN messages m ON m.id = f.rowid "
-        + "WHERE f.folded GLOB ?"
+    /// Writes the tokens of some text of the chat `number` (a turn, a chat changed behind
+    /// keep's back) as one delta.
+    static func storeDelta(
+        _ keys: Trigrams, chat number: UInt32, sealing: any ChatIndexSealing,
+        in transaction: borrowing SQLiteTransaction
+    ) throws(SQLiteError) {
+        guard keys.count > 0 else { return }
+        var tokens: [UInt64] = []
+        tokens.reserveCapacity(keys.count)
+        for key in keys.keys {
+            tokens.append(try sealingCall { () throws(SealingError) in try sealing.token(for: key) })
+        }
+        tokens.sort()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(tokens.count * 8)
+        for token in tokens { withUnsafeBytes(of: token.littleEndian) { bytes.append(contentsOf: $0) } }
+        let seq = (try transaction.query("SELECT coalesce(max(seq), 0) FROM deltas").first?.integer(0) ?? 0) + 1
+        _ = try transaction.execute(
+            "INSERT INTO deltas(seq, chat, tokens) VALUES(?, ?, ?)",
+            [
+                .integer(seq), .integer(Int64(number)),
+                .blob(try sealed(bytes, binding: deltaBinding(seq: seq, chat: number), sealing)),
+            ])
+    }
 
-    /// The parameter of ``searchSQL``: `folded` anywhere in the text, as a GLOB pattern
-    /// (case-sensitive, as the folded text is; `*`, `?` and `[` taken literally).
-    static func pattern(_ folded: String) -> String {
-        var pattern = "*"
-        for character in folded {
-            switch character {
-            case "*", "?", "[": pattern += "[\(character)]"
-            default: pattern.append(character)
+    /// The numbers of the chats that hold every one of `tokens`, by the postings and the
+    /// deltas; an empty `tokens` is refused by the caller (every chat would do).
+    static func chats(
+        holding tokens: Set<UInt64>, sealing: any ChatIndexSealing, in transaction: borrowing SQLiteTransaction
+    ) throws(SQLiteError) -> Set<UInt32> {
+        var holders: [UInt64: Set<UInt32>] = [:]
+        for token in tokens {
+            var found = Set<UInt32>()
+            let bucket = Postings.bucket(token)
+            try transaction.forEachRow(
+                "SELECT batch, postings FROM grams WHERE bucket = ?", [.integer(Int64(bucket))]
+            ) { row throws(SQLiteError) in
+                let blob = try opened(
+                    try row.blob(1), binding: gramsBinding(bucket: bucket, batch: try row.integer(0)), sealing)
+                guard let chats = Postings.chats(holding: token, in: blob) else {
+                    throw damage("a bucket of postings cannot be read")
+                }
+                found.formUnion(chats)
+            }
+            holders[token] = found
+        }
+        try transaction.forEachRow("SELECT seq, chat, tokens FROM deltas") { row throws(SQLiteError) in
+            let chat = try number(row.integer(1))
+            let bytes = try opened(
+                try row.blob(2), binding: deltaBinding(seq: try row.integer(0), chat: chat), sealing)
+            guard bytes.count % 8 == 0 else { throw damage("a delta of tokens cannot be read") }
+            let held = Self.tokens(bytes)
+            for token in tokens where held.contains(token) { holders[token, default: []].insert(chat) }
+        }
+        var result: Set<UInt32>?
+        for token in tokens {
+            let found = holders[token] ?? []
+            result = result.map { $0.intersection(found) } ?? found
+            if result?.isEmpty == true { break }
+        }
+        return result ?? []
+    }
+
+    /// How many deltas and batches the index holds: past ``deltaBound`` the deltas are
+    /// folded into a batch, past ``batchBound`` the batches are merged into one.
+    static func pieces(in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> (deltas: Int, batches: Int) {
+        let deltas = try transaction.query("SELECT count(*) FROM deltas").first?.integer(0) ?? 0
+        let batches = try transaction.query("SELECT count(DISTINCT batch) FROM grams").first?.integer(0) ?? 0
+        return (Int(deltas), Int(batches))
+    }
+
+    /// The most deltas kept before they are folded into a batch: each search reads them all.
+    static let deltaBound = 512
+    /// The most batches kept before they are merged: each search reads a bucket of each.
+    static let batchBound = 32
+
+    /// Folds the deltas into a batch of their own, or, past ``batchBound`` batches, every
+    /// delta and batch into one, leaving out chats no longer indexed: the index stays as
+    /// large as what it indexes, however many turns and changes it has seen.
+    static func compact(sealing: any ChatIndexSealing, in transaction: borrowing SQLiteTransaction) throws(SQLiteError)
+    {
+        let (deltas, batches) = try pieces(in: transaction)
+        let mergeAll = batches >= batchBound
+        guard mergeAll || deltas >= deltaBound else { return }
+        var live = Set<UInt32>()
+        try transaction.forEachRow("SELECT num, facts FROM chats") { row throws(SQLiteError) in
+            let facts = try row.withBlob(1) { blob throws(SQLiteError) in try ChatIndexFacts(blob) }
+            if facts.hasText { live.insert(try number(row.integer(0))) }
+        }
+        var pairs: [(token: UInt64, chat: UInt32)] = []
+        if mergeAll {
+            try transaction.forEachRow("SELECT bucket, batch, postings FROM grams") { row throws(SQLiteError) in
+                let blob = try opened(
+                    try row.blob(2),
+                    binding: gramsBinding(bucket: Int(try row.integer(0)), batch: try row.integer(1)), sealing)
+                guard let entries = Postings.entries(in: blob) else {
+                    throw damage("a bucket of postings cannot be read")
+                }
+                for (token, chats) in entries {
+                    for chat in chats where live.contains(chat) { pairs.append((token, chat)) }
+                }
             }
         }
-        return pattern + "*"
-    }
-
-    /// `text` as the index keeps it: case and accents folded away.
-    static func folded(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-    }
-
-    /// A row of ``searchSQL(for:)``.
-    static func message(_ row: SQLiteRow) throws(SQLiteError) -> Hit {
-        let role = ChatMessage.Role(rawValue: try row.text(2)) ?? .user
-        return Hit(
-            chat: try row.text(0), index: Int(try row.integer(1)),
-            message: ChatMessage(role: role, text: try row.text(4), time: try date(row, 3)))
+        try transaction.forEachRow("SELECT seq, chat, tokens FROM deltas") { row throws(SQLiteError) in
+            let chat = try number(row.integer(1))
+            guard live.contains(chat) else { return }
+            let bytes = try opened(
+                try row.blob(2), binding: deltaBinding(seq: try row.integer(0), chat: chat), sealing)
+            guard bytes.count % 8 == 0 else { throw damage("a delta of tokens cannot be read") }
+            for token in Self.tokens(bytes) { pairs.append((token, chat)) }
+        }
+        // Postings take each token's chats in ascending order; stored tokens are tokens
+        // already, so they are written as they are.
+        pairs.sort { ($0.chat, $0.token) < ($1.chat, $1.token) }
+        var merged = Postings()
+        for pair in pairs { merged.add(pair.token, chat: pair.chat) }
+        if mergeAll { _ = try transaction.execute("DELETE FROM grams") }
+        _ = try transaction.execute("DELETE FROM deltas")
+        try storeBatch(merged, sealing: IdentityTokens(sealing), in: transaction)
     }
 
     // MARK: - Private
 
-    private static func upsert(
-        _ chat: Chat, stamp: FileStamp, hasText: Bool, settled: Bool, in transaction: borrowing SQLiteTransaction
-    ) throws(SQLiteError) {
-        let facts = ChatIndexFacts(
-            stamp: stamp, created: chat.created, updated: chat.updated, messages: chat.messages.count,
-            hasText: hasText, settled: settled)
-        _ = try transaction.execute(
-            "INSERT OR REPLACE INTO chats(id, title, engine, facts) VALUES(?, ?, ?, ?)",
-            [.text(chat.id), .text(chat.title), chat.engine.map { .text($0) } ?? .null, .blob(facts.blob)])
-    }
-
-    private static func insert(
-        _ messages: ArraySlice<ChatMessage>, of id: String, from first: Int,
-        in transaction: borrowing SQLiteTransaction
-    ) throws(SQLiteError) {
-        for (offset, message) in messages.enumerated() {
-            _ = try transaction.execute(
-                "INSERT INTO messages(chat, position, role, time, text) VALUES(?, ?, ?, ?, ?)",
-                [
-                    .text(id), .integer(Int64(first + offset)), .text(message.role.rawValue),
-                    .real(message.time.timeIntervalSince1970), .text(message.text),
-                ])
-            _ = try transaction.execute(
-                "INSERT INTO message_text(rowid, folded) VALUES(?, ?)",
-                [.integer(transaction.lastInsertedRowID), .text(folded(message.text))])
+    /// `sealing`, but each key already a token: for postings merged from stored ones.
+    private struct IdentityTokens: ChatIndexSealing {
+        let base: any ChatIndexSealing
+        init(_ base: any ChatIndexSealing) { self.base = base }
+        var keyCheck: [UInt8] { base.keyCheck }
+        var isSealed: Bool { base.isSealed }
+        func token(for key: UInt64) -> UInt64 { key }
+        func seal(_ bytes: [UInt8], binding: [UInt8]) throws(SealingError) -> [UInt8] {
+            try base.seal(bytes, binding: binding)
+        }
+        func open(_ bytes: [UInt8], binding: [UInt8]) throws(SealingError) -> [UInt8] {
+            try base.open(bytes, binding: binding)
         }
     }
 
-    private static func removeText(of id: String, in transaction: borrowing SQLiteTransaction) throws(SQLiteError) {
-        _ = try transaction.execute(
-            "DELETE FROM message_text WHERE rowid IN (SELECT id FROM messages WHERE chat = ?)", [.text(id)])
-        _ = try transaction.execute("DELETE FROM messages WHERE chat = ?", [.text(id)])
+    private static func tokens(_ bytes: [UInt8]) -> Set<UInt64> {
+        var held = Set<UInt64>(minimumCapacity: bytes.count / 8)
+        bytes.withUnsafeBytes { raw in
+            for offset in stride(from: 0, to: raw.count, by: 8) {
+                held.insert(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            }
+        }
+        return held
     }
 
-    private static func date(_ row: SQLiteRow, _ index: Int) throws(SQLiteError) -> Date {
-        switch try row.value(index) {
-        case .real(let seconds): return Date(timeIntervalSince1970: seconds)
-        case .integer(let seconds): return Date(timeIntervalSince1970: Double(seconds))
-        default:
-            throw SQLiteError(operation: "read index", path: nil, extendedCode: 1, message: "a time is not a number")
+    private static func title(
+        _ stored: [UInt8], of id: String, sealing: any ChatIndexSealing
+    ) throws(SQLiteError)
+        -> String
+    {
+        let bytes = try opened(stored, binding: titleBinding(id), sealing)
+        guard let title = String(validating: bytes, as: UTF8.self) else { throw damage("a title is not UTF-8") }
+        return title
+    }
+
+    private static func titleBinding(_ id: String) -> [UInt8] { Array("title\u{0}\(id)".utf8) }
+
+    private static func gramsBinding(bucket: Int, batch: Int64) -> [UInt8] {
+        Array("grams\u{0}\(bucket)\u{0}\(batch)".utf8)
+    }
+
+    private static func deltaBinding(seq: Int64, chat: UInt32) -> [UInt8] {
+        Array("delta\u{0}\(seq)\u{0}\(chat)".utf8)
+    }
+
+    private static func sealed(
+        _ bytes: [UInt8], binding: [UInt8], _ sealing: any ChatIndexSealing
+    ) throws(SQLiteError)
+        -> [UInt8]
+    {
+        try sealingCall { () throws(SealingError) in try sealing.seal(bytes, binding: binding) }
+    }
+
+    /// What `sealing` opens of `stored`; a seal that does not open is the index's damage
+    /// (another key's, or altered), and rebuilds it.
+    private static func opened(
+        _ stored: [UInt8], binding: [UInt8], _ sealing: any ChatIndexSealing
+    ) throws(SQLiteError)
+        -> [UInt8]
+    {
+        do {
+            return try sealing.open(stored, binding: binding)
+        } catch {
+            throw damage("a sealed value of the index does not open: \(error.code)")
         }
+    }
+
+    private static func sealingCall<T>(_ body: () throws(SealingError) -> T) throws(SQLiteError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw SQLiteError(
+                operation: "seal index", path: nil, extendedCode: 1, message: "sealing failed: \(error.code)",
+                code: .unavailable)
+        }
+    }
+
+    private static func number(_ value: Int64) throws(SQLiteError) -> UInt32 {
+        guard value > 0, value <= Int64(UInt32.max) else { throw damage("a chat's number is out of range") }
+        return UInt32(value)
+    }
+
+    /// Damage to the index: a value that is not what this schema writes.
+    private static func damage(_ message: String) -> SQLiteError {
+        SQLiteError(operation: "read index", path: nil, extendedCode: 20, message: message, code: .mismatch)
     }
 }

@@ -8,3 +8,13 @@ extension Array {
         try withUnsafeBytes { bytes in Result { () throws(Failure) -> T in try body(bytes) } }.get()
     }
 }
+
+extension Array {
+    /// `withUnsafeMutableBytes`, keeping `body`'s typed error instead of widening it to
+    /// `any Error`.
+    package mutating func withMutableBytes<T, Failure: Error>(
+        _ body: (UnsafeMutableRawBufferPointer) throws(Failure) -> T
+    ) throws(Failure) -> T {
+        try withUnsafeMutableBytes { bytes in Result { () throws(Failure) -> T in try body(bytes) } }.get()
+    }
+}

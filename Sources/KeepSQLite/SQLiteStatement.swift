@@ -114,6 +114,14 @@ struct SQLiteStatement: ~Copyable {
         }
     }
 
+    /// Makes the statement ready to be bound and run again: its last run reset
+    /// (`sqlite3_reset`, whose answer repeats the last step's error, already reported) and
+    /// its parameters cleared.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
     /// Whether `text` holds a statement (not just blanks and comments).
     private static func holdsStatement(
         _ connection: OpaquePointer, _ text: String, path: String

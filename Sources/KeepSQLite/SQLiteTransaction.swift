@@ -35,6 +35,23 @@ public struct SQLiteTransaction: ~Copyable {
         try prepared(sql, parameters).forEachRow(body)
     }
 
+    /// Runs one statement once for each list of parameters in `rows`, prepared once: for
+    /// many rows of the same shape (a batch written to an index), where preparing each
+    /// would cost more than running it. Answers the rows changed in all. Stops at, and
+    /// throws, the first failure; what ran before it is undone with the transaction.
+    @discardableResult
+    public func executeMany(_ sql: String, _ rows: some Sequence<[SQLiteValue]>) throws(SQLiteError) -> Int {
+        let statement = try checked(sql)
+        var changed = 0
+        for parameters in rows {
+            try statement.bind(parameters)
+            try statement.forEachRow { _ throws(SQLiteError) in }
+            changed += Int(sqlite3_changes64(connection))
+            statement.reset()
+        }
+        return changed
+    }
+
     /// The rowid of the row the last successful insert on this connection made.
     public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(connection) }
 
@@ -44,6 +61,13 @@ public struct SQLiteTransaction: ~Copyable {
 
     /// `sql` prepared, checked against the transaction's mode, and bound.
     private func prepared(_ sql: String, _ parameters: [SQLiteValue]) throws(SQLiteError) -> SQLiteStatement {
+        let statement = try checked(sql)
+        try statement.bind(parameters)
+        return statement
+    }
+
+    /// `sql` prepared and checked against the transaction's mode.
+    private func checked(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         let statement = try SQLiteStatement(connection, sql, path: path)
         // A read transaction that wrote would need the write lock it did not take at
         // BEGIN, and in WAL mode that can fail with SQLITE_BUSY no timeout cures.
@@ -52,7 +76,6 @@ public struct SQLiteTransaction: ~Copyable {
                 .sql, SQLITE_READONLY, operation: "prepare", path: path, sql: sql,
                 "a read transaction cannot write; use write { } instead")
         }
-        try statement.bind(parameters)
         return statement
     }
 }

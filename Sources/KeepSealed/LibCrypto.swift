@@ -3,8 +3,8 @@ import KeepPorts
 #if canImport(CCrypto)
     internal import CCrypto
 
-    /// The sealer's one seam onto libcrypto: AES-256-GCM, HMAC-SHA256, HKDF-SHA256, the
-    /// random generator and `OPENSSL_cleanse`, over raw buffers.
+    /// The sealer's one seam onto libcrypto: AES-256-GCM, HMAC-SHA256, HKDF-SHA256, scrypt,
+    /// the random generator and `OPENSSL_cleanse`, over raw buffers.
     ///
     /// Every call's result is checked right after it; a failure becomes a typed
     /// ``SealingError`` naming the call and libcrypto's error code, and the library's error
@@ -173,6 +173,32 @@ import KeepPorts
                 return EVP_KDF_derive(context, outputBase.assumingMemoryBound(to: UInt8.self), output.count, parameters)
             }
             guard derived == 1 else { throw failure("EVP_KDF_derive", "HKDF-SHA256 failed") }
+        }
+
+        // MARK: - scrypt
+
+        /// scrypt (RFC 7914) of `passphrase` with `salt`, cost `n` (a power of two), block
+        /// size `r` and parallelism `p`, filling `output`; at most `maxMemory` bytes of work
+        /// space, so a file's parameters can never make it take more.
+        static func scrypt(
+            passphrase: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer, n: UInt64, r: UInt64, p: UInt64,
+            maxMemory: UInt64, into output: UnsafeMutableRawBufferPointer
+        ) throws(SealingError) {
+            guard let outputBase = output.baseAddress else { return }
+            // A passphrase or salt of no bytes still needs a pointer: libcrypto reads none.
+            var none: UInt8 = 0
+            let derived = withUnsafeMutablePointer(to: &none) { empty -> Int32 in
+                EVP_PBE_scrypt(
+                    passphrase.baseAddress?.assumingMemoryBound(to: CChar.self)
+                        ?? UnsafeRawPointer(empty).assumingMemoryBound(to: CChar.self), passphrase.count,
+                    bytes(salt) ?? UnsafePointer(empty), salt.count, n, r, p, maxMemory,
+                    outputBase.assumingMemoryBound(to: UInt8.self), output.count)
+            }
+            // 1 on success; 0 for parameters out of range (n not a power of two, the memory
+            // past maxMemory) as well as for a failure inside.
+            guard derived == 1 else {
+                throw failure("EVP_PBE_scrypt", "scrypt failed (its parameters are out of range)")
+            }
         }
 
         // MARK: - Wiping

@@ -5,6 +5,8 @@
 //   keep-torture in-place ROOT WRITER GENERATION SEED  the same, written in place: the broken
 //                                                       writer the torture must catch
 //   keep-torture kept DATABASE WRITER GENERATION SEED  insert, update and delete sealed rows
+//   keep-torture index ROOT WRITER GENERATION SEED     build the chat index of the chats at ROOT
+//                                                       again and again, a small batch at a time
 //
 // It writes until it is killed, and reports on standard output (see Progress): `ready`
 // once its store is open, `begin …` before each write and `ack …` once it returned. Values
@@ -22,7 +24,7 @@ let arguments = CommandLine.arguments
 guard arguments.count == 6, let writer = Int(arguments[3]), let generation = Int(arguments[4]),
     let seed = UInt64(arguments[5])
 else {
-    print("usage: keep-torture files|in-place|kept PATH WRITER GENERATION SEED")
+    print("usage: keep-torture files|in-place|kept|index PATH WRITER GENERATION SEED")
     exit(2)
 }
 let run = TortureRun(path: arguments[2], writer: writer, generation: generation, seed: seed)
@@ -30,7 +32,8 @@ switch arguments[1] {
 case "files": await FileWriter.run(run, inPlace: false)
 case "in-place": await FileWriter.run(run, inPlace: true)
 case "kept": await KeptWriter.run(run)
+case "index": await IndexWriter.run(run)
 default:
-    print("usage: keep-torture files|in-place|kept PATH WRITER GENERATION SEED")
+    print("usage: keep-torture files|in-place|kept|index PATH WRITER GENERATION SEED")
     exit(2)
 }

@@ -114,6 +114,14 @@ final class ChildProcess {
         }
     }
 
+    /// Reads until the child has printed `count` lines that satisfy `wanted`, or ends, or says
+    /// nothing for `patience` seconds.
+    func read(until count: Int, linesWhere wanted: (String) -> Bool, patience: Int32 = 60) throws {
+        while lines.lazy.filter(wanted).count < count {
+            if try read(waitingUpTo: patience * 1000) != .data { return }
+        }
+    }
+
     /// Kills the child with SIGKILL, reaps it, and reads the rest of what it printed.
     func kill() throws {
         guard systemKill(pid, SIGKILL) == 0 else { throw Self.failure("kill", errno) }

@@ -1,0 +1,165 @@
+import KeepPorts
+
+/// Which chats hold each trigram: the search half of the chat index, built a batch of chats
+/// at a time and kept as buckets of tokens.
+///
+/// It is filled with trigram keys (``Trigrams``), and each key becomes its token only when
+/// the batch is written: the key itself, mixed, when the chats are plain, a keyed hash when
+/// they are sealed (``ChatIndexSealing``), so the keyed hash runs once per trigram of a batch
+/// rather than once per trigram of every chat. Tokens fall into
+/// ``bucketCount`` buckets by their top bits, and each bucket of a batch is one blob: its
+/// tokens in ascending order, each with the chats that hold it. One row per bucket keeps a
+/// batch to a few thousand rows however many tokens it has, and a sealed blob hides which
+/// tokens a bucket holds.
+///
+/// A blob is a run of entries: the token (8 bytes, little-endian), the number of chats, then
+/// the chats' numbers as ascending gaps, each a LEB128 varint (the first counted from 0).
+struct Postings {
+    /// How many buckets tokens fall into.
+    static let bucketCount = 4096
+
+    /// The bucket `token` falls into.
+    static func bucket(_ token: UInt64) -> Int { Int(token >> 52) }
+
+    /// The trigram keys added, each once.
+    private var tokens: [UInt64] = []
+    private var chats: [[UInt32]] = []
+    private var slots: [Int32]
+    private var mask: Int
+
+    init(capacity: Int = 1 << 16) {
+        var size = 16
+        while size < capacity * 2 { size <<= 1 }
+        slots = [Int32](repeating: -1, count: size)
+        mask = size - 1
+    }
+
+    /// Whether no token was added.
+    var isEmpty: Bool { tokens.isEmpty }
+
+    /// How many chat numbers are held, over every token: the batch's size in postings.
+    private(set) var postingCount = 0
+
+    /// Records that the chat `chat` holds the trigram `token` (its key). Chats are added in
+    /// ascending order of their numbers; adding the same pair twice in a row keeps one.
+    mutating func add(_ token: UInt64, chat: UInt32) {
+        var slot = Int(truncatingIfNeeded: Trigrams.mix(token)) & mask
+        while true {
+            let held = slots[slot]
+            if held < 0 { break }
+            if tokens[Int(held)] == token {
+                if chats[Int(held)].last != chat {
+                    chats[Int(held)].append(chat)
+                    postingCount += 1
+                }
+                return
+            }
+            slot = (slot + 1) & mask
+        }
+        slots[slot] = Int32(tokens.count)
+        tokens.append(token)
+        chats.append([chat])
+        postingCount += 1
+        if tokens.count * 2 > slots.count { grow() }
+    }
+
+    /// Every bucket that holds a token, with its blob, each key made a token by `token`.
+    func buckets(
+        _ token: (UInt64) throws(SealingError) -> UInt64
+    ) throws(SealingError)
+        -> [(bucket: Int, blob: [UInt8])]
+    {
+        var made: [UInt64] = []
+        made.reserveCapacity(tokens.count)
+        for key in tokens { made.append(try token(key)) }
+        let order = made.indices.sorted { made[$0] < made[$1] }
+        var result: [(bucket: Int, blob: [UInt8])] = []
+        var blob: [UInt8] = []
+        var current = -1
+        for index in order {
+            let token = made[index]
+            let bucket = Self.bucket(token)
+            if bucket != current {
+                if current >= 0 { result.append((current, blob)) }
+                current = bucket
+                blob = []
+            }
+            withUnsafeBytes(of: token.littleEndian) { blob.append(contentsOf: $0) }
+            let list = chats[index]
+            Self.appendVarint(UInt64(list.count), to: &blob)
+            var previous: UInt32 = 0
+            for chat in list {
+                Self.appendVarint(UInt64(chat &- previous), to: &blob)
+                previous = chat
+            }
+        }
+        if current >= 0 { result.append((current, blob)) }
+        return result
+    }
+
+    /// The chats that hold `token` in `blob` (a bucket's blob), or an empty list; `nil` when
+    /// the blob is not one this type wrote (damage).
+    static func chats(holding token: UInt64, in blob: [UInt8]) -> [UInt32]? {
+        guard let entries = entries(in: blob) else { return nil }
+        return entries.first { $0.token == token }?.chats ?? []
+    }
+
+    /// Every entry of `blob` (a bucket's blob): each token with the chats that hold it; `nil`
+    /// when the blob is not one this type wrote (damage).
+    static func entries(in blob: [UInt8]) -> [(token: UInt64, chats: [UInt32])]? {
+        blob.withUnsafeBufferPointer { bytes -> [(token: UInt64, chats: [UInt32])]? in
+            var entries: [(token: UInt64, chats: [UInt32])] = []
+            var index = 0
+            while index < bytes.count {
+                guard index + 8 <= bytes.count else { return nil }
+                var token: UInt64 = 0
+                for offset in 0..<8 { token |= UInt64(bytes[index + offset]) << (8 * offset) }
+                index += 8
+                guard let count = varint(bytes, &index), count <= UInt64(bytes.count) else { return nil }
+                var list: [UInt32] = []
+                list.reserveCapacity(Int(count))
+                var chat: UInt64 = 0
+                for _ in 0..<count {
+                    guard let gap = varint(bytes, &index) else { return nil }
+                    chat &+= gap
+                    guard chat <= UInt64(UInt32.max) else { return nil }
+                    list.append(UInt32(chat))
+                }
+                entries.append((token, list))
+            }
+            return entries
+        }
+    }
+
+    private mutating func grow() {
+        slots = [Int32](repeating: -1, count: slots.count * 2)
+        mask = slots.count - 1
+        for (index, token) in tokens.enumerated() {
+            var slot = Int(truncatingIfNeeded: Trigrams.mix(token)) & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(index)
+        }
+    }
+
+    static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            out.append(UInt8(value & 0x7F) | 0x80)
+            value >>= 7
+        }
+        out.append(UInt8(value))
+    }
+
+    static func varint(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while index < bytes.count, shift < 64 {
+            let byte = bytes[index]
+            index += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+        return nil
+    }
+}
