@@ -96,10 +96,7 @@ package enum Doctor {
         // full disk (which still lets an empty file be made), show here.
         if let failure = probeWrite(in: root, bytes: 4096) {
             return .init(
-                "data root", .problem, "\(root) cannot be written: \(failure)",
-                advice: failure.code == .full
-                    ? "free some space on the disk holding \(root); keep writes nothing until there is room"
-                    : "make \(root) writable by you (chmod u+rwx)")
+                "data root", .problem, "\(root) cannot be written: \(failure)", advice: writeAdvice(failure, root))
         }
         return .init("data root", .ok, "\(root) exists, and a block written there reached the disk")
     }
@@ -137,6 +134,7 @@ package enum Doctor {
     /// is made by the first write, in the data root checked above.
     static func namespacesWritable(_ root: String) -> [DoctorReport.Check] {
         var problems: [String] = []
+        var failures: [StorageError] = []
         for namespace in Namespace.allCases {
             let directory = ((root as NSString).appendingPathComponent("store") as NSString)
                 .appendingPathComponent(namespace.rawValue)
@@ -148,14 +146,34 @@ package enum Doctor {
                 problems.append("store/\(namespace.rawValue) is not a directory")
             } else if let failure = probeWrite(in: directory, bytes: 0) {
                 problems.append("store/\(namespace.rawValue) cannot be written: \(failure)")
+                failures.append(failure)
             }
         }
         guard !problems.isEmpty else { return [.init("namespaces", .ok, "each one keep writes is writable")] }
+        let store = (root as NSString).appendingPathComponent("store")
         return [
             .init(
                 "namespaces", .problem, problems.joined(separator: "; "),
-                advice: "make them directories you can write (chmod u+rwx), or move them away so keep makes them anew")
+                // A read-only or full disk is no matter of permissions: chmod would not help.
+                advice: failures.first { $0.errno == EROFS || $0.code == .full }.map { writeAdvice($0, store) }
+                    ?? "make them directories you can write (chmod u+rwx), or move them away so keep makes them anew")
         ]
+    }
+
+    /// What to do about a write refused under `place`, by why it was refused: a full disk,
+    /// a read-only mount (no permission bit would help), or permissions.
+    static func writeAdvice(_ failure: StorageError, _ place: String) -> String {
+        if failure.code == .full {
+            return "free some space on the disk holding \(place); keep writes nothing until there is room"
+        }
+        if failure.errno == EROFS {
+            return "the file system holding \(place) is mounted read-only: remount it read-write, or set "
+                + "XDG_DATA_HOME to a directory on a disk that can be written"
+        }
+        if failure.errno == EACCES || failure.errno == EPERM {
+            return "make \(place) writable by you (chmod u+rwx \(place))"
+        }
+        return "check the disk holding \(place): keep cannot write there (\(failure))"
     }
 
     /// Makes a file in `directory`, writes `bytes` zero bytes to it and flushes it, then
@@ -404,12 +422,30 @@ package enum Doctor {
         let settings = core.settings
         guard EngineCatalog.kind(core.engineId)?.needs.contains(.key) == true,
             let base = settings.value(SettingRegistry.baseUrl.key)?.string, let url = URL(string: base),
-            let ref = try? SettingRegistry.apiKeyRef(settings),
-            (try? await composition.secrets().secrets.has(ref)) == true
+            let ref = try? SettingRegistry.apiKeyRef(settings)
         else { return [] }
-        switch CleartextRule.verdict(
+        let verdict = CleartextRule.verdict(
             for: url, sendsKey: true, allowedHosts: SettingRegistry.keyOverHttpHostsIn(settings))
-        {
+        if case .fine = verdict { return [] }
+        // Whether a key would go depends on whether one is stored: a keyring that cannot be
+        // asked (locked) is "cannot tell", never a check left out as if there were no key.
+        do {
+            guard try await composition.secrets().secrets.has(ref) else { return [] }
+        } catch {
+            let host: String
+            switch verdict {
+            case .allowedByName(let name), .refused(let name): host = name
+            case .fine: return []
+            }
+            return [
+                .init(
+                    "key over http", .problem,
+                    "cannot tell whether a key in \(ref) would go over plain http to \(host): the keyring could not "
+                        + "be asked (\(error))",
+                    advice: "unlock the keyring and run keep doctor again; or use an https:// baseUrl")
+            ]
+        }
+        switch verdict {
         case .fine:
             return []
         case .allowedByName(let host):

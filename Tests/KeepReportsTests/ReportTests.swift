@@ -110,6 +110,20 @@ struct ReportTests {
 
 @Suite("keep doctor's checks")
 struct DoctorTests {
+    @Test(
+        "a write refused by a read-only or full disk is advised by what it is, and only a refusal of permission is a chmod",
+        arguments: [
+            (EROFS, "mounted read-only: remount it read-write", false), (ENOSPC, "free some space", false),
+            (EACCES, "chmod u+rwx /data/keep", true), (EPERM, "chmod u+rwx /data/keep", true),
+            (EIO, "keep cannot write there", false),
+        ])
+    func writeAdvice(_ errno: Int32, _ said: String, _ chmod: Bool) {
+        let advice = Doctor.writeAdvice(
+            StorageError.system("open", path: "/data/keep/.probe", errno: errno), "/data/keep")
+        #expect(advice.contains(said), "\(advice)")
+        #expect(advice.contains("chmod") == chmod, "\(advice)")
+    }
+
     @Test("a data root not made yet is fine when its parent is writable; a file in its place is a problem")
     func dataRoot() throws {
         let directory = try TemporaryDirectory()

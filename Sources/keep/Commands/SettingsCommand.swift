@@ -143,6 +143,8 @@ enum SettingsCommand {
         } catch {
             throw CommandFailure.because(error)
         }
+        // The change moved an unreadable file aside: say where it went, this once.
+        if case .keptAside = settings.health { invocation.console.warning(settings.health.description) }
     }
 
     /// The setting `key`, or a failure that lists the settings there are.
