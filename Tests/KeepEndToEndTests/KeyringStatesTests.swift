@@ -141,6 +141,33 @@ struct KeyringStatesTests {
         }
     }
 
+    @Test(
+        "with the keyring locked doctor says it cannot tell whether the key would go over plain http, never drops the check"
+    )
+    func keyOverHttpCannotTell() async throws {
+        try await withKeyring { keyring, sandbox in
+            // A TEST-NET address: doctor contacts no server, so nothing is ever sent there.
+            for (key, value) in [("engineId", "remote"), ("baseUrl", "http://192.0.2.1:8080/v1")] {
+                #expect(try await sandbox.run("settings", "set", key, value).status == .exited(0))
+            }
+            #expect(try await sandbox.run(["key", "set", "openai"], input: "sk-for-doctor\n").status == .exited(0))
+            // The pair: unlocked, doctor knows a key is stored and says it would not be sent.
+            let unlocked = try await sandbox.run("doctor")
+            #expect(
+                unlocked.stdout.contains("key over http") && unlocked.stdout.contains("keep refuses to send it"),
+                "\(unlocked)")
+
+            try await keyring.lockDefaultCollection()
+            let locked = try await sandbox.run("doctor")
+            #expect(locked.status == .exited(1), "\(locked)")
+            let line = locked.stdout.split(separator: "\n").first { $0.contains("key over http") }
+            #expect(
+                line?.contains("cannot tell whether a key in openai/\"default\" would go over plain http to 192.0.2.1")
+                    == true, "\(locked)")
+            #expect(line?.contains("locked") == true, "\(locked)")
+        }
+    }
+
     @Test("a keyring daemon that stops while a key is typed is one line in plain words, never a libsecret call's name")
     func daemonStopsDuringKeySet() async throws {
         try await withKeyring { keyring, sandbox in
