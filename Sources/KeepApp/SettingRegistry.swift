@@ -18,13 +18,16 @@ package enum SettingRegistry {
     /// The server the remote engine asks: its base URL, http or https.
     package static let baseUrl = SettingDef(
         key: "baseUrl", defaultValue: .string("http://127.0.0.1:8080/v1"), label: "Server URL",
-        help: "Where the remote engine sends chat completions: the server's base URL, http or https.",
+        help: "The server's base URL, http or https, as before servers: carried once into the server `default` "
+            + "(keep servers), which the remote engine asks; change servers with keep servers add.",
         section: "Engine", validator: .httpURL)
 
     /// The model name the remote engine asks for.
     package static let model = SettingDef(
         key: "model", defaultValue: .string("default"), label: "Model",
-        help: "The model name the remote engine asks the server for.", section: "Engine", validator: .nonEmpty)
+        help: "The model asked, as before servers: carried once into the server `default` (keep servers add "
+            + "--model), then unused.",
+        section: "Engine", validator: .nonEmpty)
 
     /// The remote engine's temperature, 0 to 2.
     package static let temperature = SettingDef(
@@ -52,13 +55,16 @@ package enum SettingRegistry {
     /// The keychain slot the remote engine's key is read from.
     package static let keySlot = SettingDef(
         key: "keySlot", defaultValue: .string(SecretSlot.openai.rawValue), label: "Key slot",
-        help: "Which keychain slot holds the API key the remote engine sends.", section: "Keys",
+        help: "Which keychain slot held the API key, as before servers: carried once into the server `default` "
+            + "(keep servers add --key).",
+        section: "Keys",
         validator: .oneOf(SecretSlot.allCases.map(\.rawValue)))
 
     /// The account within ``keySlot``, for more than one key per provider.
     package static let keyAccount = SettingDef(
         key: "keyAccount", defaultValue: .string("default"), label: "Key account",
-        help: "Which account within the key slot to use, for more than one key per provider.", section: "Keys",
+        help: "Which account within the key slot, as before servers: carried once into the server `default`.",
+        section: "Keys",
         validator: .nonEmpty)
 
     /// The one secret setting: the key at `openai`/`default`, only ever in the keychain.
@@ -133,5 +139,20 @@ package enum SettingRegistry {
         -> String?
     {
         try await readSecret(secrets: secrets, ref: try apiKeyRef(settings))
+    }
+
+    /// The server today's `baseUrl`, `model`, `keySlot` and `keyAccount` settings describe,
+    /// named `default`: what the carry-over into the servers file writes, once.
+    ///
+    /// Throws `SettingsError.refused(key:reason:)` when a value still does not fit its rule.
+    package static func carriedServer(_ settings: SettingsStore) throws(SettingsError) -> ServerProfile {
+        let url = settings.value(baseUrl.key)?.string ?? ""
+        if let problem = ServerURLRule.problem(in: url) {
+            throw .refused(key: baseUrl.key, reason: "baseUrl is refused: \(problem)")
+        }
+        let model = settings.value(model.key)?.string ?? "default"
+        return ServerProfile(
+            name: Profiles.defaultName, url: url, wire: .openai, key: try apiKeyRef(settings),
+            model: model.isEmpty ? "default" : model)
     }
 }

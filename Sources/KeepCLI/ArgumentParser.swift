@@ -11,8 +11,8 @@ import Foundation
 ///   text after `=` (`--chat=ID`); a flag given `=` is refused.
 /// - A word that starts with `-` and is not a number is an option: an unknown one is a
 ///   usage error, never a positional. `-` alone, and every word after `--`, are positional.
-/// - An option given twice is refused; so are fewer positionals than required and more
-///   than allowed.
+/// - An option given twice is refused, unless it is repeatable (`-f A -f B`), when each value
+///   is kept in order; fewer positionals than required and more than allowed are refused.
 package struct ArgumentParser: Sendable {
     /// One option.
     package struct Option: Sendable {
@@ -22,15 +22,18 @@ package struct ArgumentParser: Sendable {
         package let value: String?
         /// What it does, in one line, for the command's help.
         package let help: String
+        /// Whether it may be given more than once, each value kept (`-f A -f B`).
+        package let repeatable: Bool
 
-        package init(_ names: String..., value: String? = nil, help: String = "") {
-            self.init(names: names, value: value, help: help)
+        package init(_ names: String..., value: String? = nil, help: String = "", repeatable: Bool = false) {
+            self.init(names: names, value: value, help: help, repeatable: repeatable)
         }
 
-        private init(names: [String], value: String?, help: String) {
+        private init(names: [String], value: String?, help: String, repeatable: Bool) {
             self.names = names
             self.value = value
             self.help = help
+            self.repeatable = repeatable
         }
 
         /// The name the option is reported under.
@@ -39,7 +42,7 @@ package struct ArgumentParser: Sendable {
         /// The same option, described as `help` for one command (`--json` prints a
         /// different report for each).
         package func described(_ help: String) -> Option {
-            Option(names: names, value: value, help: help)
+            Option(names: names, value: value, help: help, repeatable: repeatable)
         }
     }
 
@@ -70,6 +73,7 @@ package struct ArgumentParser: Sendable {
         let beforeEnd = words.prefix { $0 != "--" }
         if beforeEnd.contains("-h") || beforeEnd.contains("--help") { return ParsedArguments(help: true) }
         var given: [String: String] = [:]
+        var repeated: [String: [String]] = [:]
         var positionals: [String] = []
         var index = words.startIndex
         while index < words.endIndex {
@@ -93,7 +97,9 @@ package struct ArgumentParser: Sendable {
             guard let option = options.first(where: { $0.names.contains(name) }) else {
                 throw UsageError("unknown option \(name)")
             }
-            guard given[option.name] == nil else { throw UsageError("\(option.name) is given more than once") }
+            guard given[option.name] == nil || option.repeatable else {
+                throw UsageError("\(option.name) is given more than once")
+            }
             switch (option.value, inline) {
             case (nil, .some):
                 throw UsageError("\(name) takes no value")
@@ -101,9 +107,11 @@ package struct ArgumentParser: Sendable {
                 given[option.name] = ""
             case (.some, .some(let value)):
                 given[option.name] = value
+                if option.repeatable { repeated[option.name, default: []].append(value) }
             case (.some(let placeholder), nil):
                 guard index < words.endIndex else { throw UsageError("\(name) needs a value (\(placeholder))") }
                 given[option.name] = words[index]
+                if option.repeatable { repeated[option.name, default: []].append(words[index]) }
                 index += 1
             }
         }
@@ -113,7 +121,7 @@ package struct ArgumentParser: Sendable {
         if rest == nil, positionals.count > required.count + optional.count {
             throw UsageError("unexpected argument \(Self.quoted(positionals[required.count + optional.count]))")
         }
-        return ParsedArguments(options: given, positionals: positionals)
+        return ParsedArguments(options: given, positionals: positionals, repeated: repeated)
     }
 
     /// Whether `word` is meant as an option: a dash and more, and not a number (`-1`).

@@ -22,13 +22,16 @@ public struct Chat: Sendable, Equatable, Identifiable {
     /// The chat's own system prompt, sent ahead of its conversation; `nil` when it has none
     /// (the `system` setting then applies), `""` when it wants none at all.
     public var system: String?
+    /// The role the chat was last asked in (`keep ask -r`, `/role`); `nil` for none.
+    public var role: String?
 
     /// A chat with `id`, last changed at `updated` (or `created`, when not given). Nothing
     /// is stored until the repository writes it.
     public init(
         id: String, title: String = "", messages: [ChatMessage] = [], created: Date, updated: Date? = nil,
-        engine: String? = nil, system: String? = nil
+        engine: String? = nil, system: String? = nil, role: String? = nil
     ) {
+        self.role = role
         self.id = id
         self.title = title
         self.messages = messages

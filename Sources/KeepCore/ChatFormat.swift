@@ -19,7 +19,11 @@ import Foundation
 ///
 /// Version 2 added `system` on the chat and `model`, `server` and `usage` on a message, all
 /// optional and left out when there is nothing to say; so a version 1 file is read as it is,
-/// with none of them, and no migration ever rewrites it. Times are UTC, ISO 8601, to the
+/// with none of them, and no migration ever rewrites it. Later in version 2, as optional
+/// fields an older build skips: `role` on the chat (the role it was asked in), `serverName`
+/// on an answer (the server's name beside its address), and `attachments` on a question,
+/// each `{"name", "type", "size", "data"}` with the image's bytes in base64 (a size that
+/// does not match the bytes, or a type that is not an image, makes the chat unreadable). Times are UTC, ISO 8601, to the
 /// millisecond. Reading checks everything: a file from a newer format, a missing field, a
 /// bad time or role, negative token counts, or an id that is not the one the file is stored
 /// under makes the chat unreadable, with a reason that never quotes it.
@@ -52,12 +56,20 @@ enum ChatFormat {
     static func text(of chat: Chat) throws -> String {
         let record = Record(
             version: version, id: chat.id, title: chat.title, created: format(chat.created),
-            updated: format(chat.updated), engine: chat.engine, system: chat.system,
+            updated: format(chat.updated), engine: chat.engine, system: chat.system, role: chat.role,
             messages: chat.messages.map {
                 MessageRecord(
                     role: $0.role.rawValue, text: $0.text, time: format($0.time), model: $0.model,
                     server: $0.server,
-                    usage: $0.usage.map { UsageRecord(prompt: $0.promptTokens, completion: $0.completionTokens) })
+                    usage: $0.usage.map { UsageRecord(prompt: $0.promptTokens, completion: $0.completionTokens) },
+                    serverName: $0.serverName,
+                    attachments: $0.attachments.isEmpty
+                        ? nil
+                        : $0.attachments.map {
+                            AttachmentRecord(
+                                name: $0.name, type: $0.mediaType, size: $0.size,
+                                data: Data($0.bytes).base64EncodedString())
+                        })
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -101,14 +113,25 @@ enum ChatFormat {
                 }
                 return TokenUsage(promptTokens: usage.prompt, completionTokens: usage.completion)
             }
+            var attachments: [Attachment] = []
+            for (number, attached) in (message.attachments ?? []).enumerated() {
+                guard let data = Data(base64Encoded: attached.data), data.count == attached.size,
+                    Attachment.imageType(of: data) == attached.type
+                else {
+                    throw Unreadable(reason: "attachment \(number) of message \(index) is not the image it says it is")
+                }
+                attachments.append(Attachment(name: attached.name, mediaType: attached.type, bytes: Array(data)))
+            }
             messages.append(
                 ChatMessage(
                     role: role, text: message.text, time: try time(message.time, "message \(index)"),
-                    model: message.model, server: message.server, usage: usage))
+                    model: message.model, server: message.server, usage: usage, attachments: attachments,
+                    serverName: message.serverName))
         }
         return Chat(
             id: record.id, title: record.title, messages: messages, created: try time(record.created, "created"),
-            updated: try time(record.updated, "updated"), engine: record.engine, system: record.system)
+            updated: try time(record.updated, "updated"), engine: record.engine, system: record.system,
+            role: record.role)
     }
 
     /// Why a file of format `version` (not one this build reads) cannot be read.
@@ -159,6 +182,8 @@ enum ChatFormat {
         let engine: String?
         /// Since version 2.
         let system: String?
+        /// Later in version 2: an older build skips it.
+        let role: String?
         let messages: [MessageRecord]
     }
 
@@ -170,6 +195,16 @@ enum ChatFormat {
         let model: String?
         let server: String?
         let usage: UsageRecord?
+        /// Later in version 2, as is `attachments`: an older build skips both.
+        let serverName: String?
+        let attachments: [AttachmentRecord]?
+    }
+
+    private struct AttachmentRecord: Codable {
+        let name: String
+        let type: String
+        let size: Int
+        let data: String
     }
 
     private struct UsageRecord: Codable {

@@ -29,11 +29,20 @@ public struct ChatMessage: Sendable, Equatable {
     public let server: String?
     /// The tokens the server counted for this answer, when it said.
     public let usage: TokenUsage?
+    /// The name of the server that answered (`default`, `claude`); `nil` as for ``model``.
+    public let serverName: String?
+    /// The images joined to a question (`keep ask -a`), sent again with it in every later
+    /// request of the chat; none for an answer.
+    public let attachments: [Attachment]
 
-    /// A message by `role` at `time`; `model`, `server` and `usage` belong to answers only.
+    /// A message by `role` at `time`; `model`, `server`, `serverName` and `usage` belong to
+    /// answers only, `attachments` to questions.
     public init(
-        role: Role, text: String, time: Date, model: String? = nil, server: String? = nil, usage: TokenUsage? = nil
+        role: Role, text: String, time: Date, model: String? = nil, server: String? = nil, usage: TokenUsage? = nil,
+        attachments: [Attachment] = [], serverName: String? = nil
     ) {
+        self.attachments = attachments
+        self.serverName = serverName
         self.role = role
         self.text = text
         self.time = time

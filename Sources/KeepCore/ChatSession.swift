@@ -77,16 +77,19 @@ public actor ChatSession {
     /// prompt, when given, becomes the chat's own (``Chat/system``) in the same write.
     public func recordTurn(
         question: String, answer: String, engine: String, model: String? = nil, server: String? = nil,
-        usage: TokenUsage? = nil, system: String? = nil
+        usage: TokenUsage? = nil, system: String? = nil, serverName: String? = nil, attachments: [Attachment] = [],
+        role: String? = nil
     ) async throws(ChatError) -> RecordedTurn {
         let reply = ChatMessage(
-            role: .assistant, text: answer, time: Date(), model: model, server: server, usage: usage)
+            role: .assistant, text: answer, time: Date(), model: model, server: server, usage: usage,
+            serverName: serverName)
+        let asked = ChatMessage(role: .user, text: question, time: Date(), attachments: attachments)
         return try await turns.run { () async throws(ChatError) in
-            try await self.write(question: question, reply: reply, engine: engine, system: system)
+            try await self.write(asked: asked, reply: reply, engine: engine, system: system, role: role)
         }
     }
 
-    /// ``recordTurn(question:answer:engine:model:server:usage:system:)``, answering `nil`
+    /// ``recordTurn(question:answer:engine:model:server:usage:system:serverName:attachments:role:)``, answering `nil`
     /// instead of throwing when the write failed: the indices come from whatever did the
     /// write, or not at all.
     @discardableResult
@@ -95,20 +98,21 @@ public actor ChatSession {
     }
 
     private func write(
-        question: String, reply: ChatMessage, engine: String, system: String?
+        asked: ChatMessage, reply: ChatMessage, engine: String, system: String?, role: String?
     ) async throws(ChatError) -> RecordedTurn {
         let time = ChatFormat.normalized(now())
         var next = chat
         let turn = RecordedTurn(questionIndex: next.messages.count, answerIndex: next.messages.count + 1)
-        next.messages.append(ChatMessage(role: .user, text: question, time: time))
+        next.messages.append(ChatMessage(role: .user, text: asked.text, time: time, attachments: asked.attachments))
         next.messages.append(
             ChatMessage(
                 role: .assistant, text: reply.text, time: time, model: reply.model, server: reply.server,
-                usage: reply.usage))
+                usage: reply.usage, serverName: reply.serverName))
+        if let role { next.role = role }
         next.updated = time
         next.engine = engine
         if let system { next.system = system }
-        if next.title.isEmpty { next.title = Self.title(from: question) }
+        if next.title.isEmpty { next.title = Self.title(from: asked.text) }
         try await repository.save(next)
         chat = next
         // The turn is stored; a failure to forget its draft only means it is offered again.

@@ -1,61 +1,67 @@
 import Foundation
 import KeepCore
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The JSON of an OpenAI-compatible `POST /chat/completions`: the request keep sends, the
 /// chunks a streamed answer comes in, the whole answer of a server that does not stream,
 /// and the error body servers answer with.
-package enum ChatCompletionsWire {
+struct ChatCompletionsWire: ServerWire {
     /// The request body: the model, the conversation (a system prompt first, when there is
-    /// one), the temperature, `max_tokens` when capped, and `stream: true` with
-    /// `stream_options.include_usage`, so the last chunk carries the server's token count.
-    struct Request: Encodable {
-        struct Message: Encodable {
-            let role: String
-            let content: String
-        }
-
-        /// Asks a streaming server for a last chunk with the usage.
-        struct StreamOptions: Encodable {
-            let includeUsage = true
-
-            enum CodingKeys: String, CodingKey {
-                case includeUsage = "include_usage"
+    /// one; a question with images as text and `image_url` parts), the temperature,
+    /// `max_tokens` when capped, and `stream: true` with `stream_options.include_usage`
+    /// (unless the server refused it), so the last chunk carries the server's token count.
+    func body(_ prompt: WirePrompt) throws -> Data {
+        var messages: [[String: Any]] = []
+        if let system = prompt.system { messages.append(["role": "system", "content": system]) }
+        for message in prompt.messages {
+            guard !message.attachments.isEmpty else {
+                messages.append(["role": message.role.rawValue, "content": message.text])
+                continue
             }
+            let images: [[String: Any]] = message.attachments.map {
+                ["type": "image_url", "image_url": ["url": WireJSON.dataURL($0)]]
+            }
+            messages.append([
+                "role": message.role.rawValue, "content": [["type": "text", "text": message.text]] + images,
+            ])
         }
+        var body: [String: Any] = [
+            "model": prompt.model, "messages": messages, "temperature": prompt.temperature, "stream": true,
+        ]
+        if prompt.askUsage { body["stream_options"] = ["include_usage": true] }
+        if let cap = prompt.maxTokens { body["max_tokens"] = cap }
+        return try WireJSON.encode(body)
+    }
 
-        let model: String
-        let messages: [Message]
-        let temperature: Double
-        let stream: Bool
-        /// Left out for a server that refuses it.
-        let streamOptions: StreamOptions?
-        /// Left out when `nil`.
-        let maxTokens: Int?
+    func suffix(model: String) -> String { "/chat/completions" }
 
-        enum CodingKeys: String, CodingKey {
-            case model, messages, temperature, stream
-            case streamOptions = "stream_options"
-            case maxTokens = "max_tokens"
+    func authorize(_ request: inout URLRequest, key: String) {
+        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+    }
+
+    func chunk(_ event: ServerSentEventParser.Event) throws(WireFailure) -> WireChunk {
+        if event.data == "[DONE]" { return WireChunk(isFinal: true, isEnd: true) }
+        guard let chunk = try? JSONDecoder().decode(Chunk.self, from: Data(event.data.utf8)) else {
+            throw .notThisProtocol
         }
+        if let error = chunk.error { throw .reported(error.message) }
+        return chunk.wireChunk
+    }
 
-        init(
-            model: String, conversation: [ChatMessage], temperature: Double, maxTokens: Int? = nil,
-            askUsage: Bool = true
-        ) {
-            self.model = model
-            streamOptions = askUsage ? StreamOptions() : nil
-            messages = conversation.map { Message(role: $0.role.rawValue, content: $0.text) }
-            self.temperature = temperature
-            stream = true
-            self.maxTokens = maxTokens
+    func whole(_ body: Data) -> WireChunk? {
+        guard let chunk = try? JSONDecoder().decode(Chunk.self, from: body), chunk.choices?.isEmpty == false else {
+            return nil
         }
+        var whole = chunk.wireChunk
+        whole.isFinal = true
+        return whole
+    }
 
-        /// The body as bytes, keys sorted so the same conversation is the same request.
-        func encoded() throws -> Data {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            return try encoder.encode(self)
-        }
+    func errorMessage(_ body: Data) -> String? {
+        ErrorBody.message(in: body)
     }
 
     /// One streamed chunk (`choices[0].delta.content`), or a whole answer
@@ -115,10 +121,19 @@ package enum ChatCompletionsWire {
 
         /// Whether the server said the answer is complete.
         var isFinal: Bool { choices?.first?.finishReason != nil }
+
+        /// What it adds to the answer.
+        var wireChunk: WireChunk {
+            WireChunk(
+                text: text, promptTokens: usage?.tokens?.promptTokens,
+                completionTokens: usage?.tokens?.completionTokens,
+                isFinal: isFinal)
+        }
     }
 
     /// What a server says went wrong, in whichever shape it uses: `{"error": {"message":
-    /// …}}`, `{"error": "…"}`, `{"message": …}` or `{"detail": …}`.
+    /// …}}` (OpenAI's, Anthropic's and Gemini's), `{"error": "…"}`, `{"message": …}` or
+    /// `{"detail": …}`, or an array whose first element is one (Gemini's without SSE).
     struct ErrorBody: Decodable {
         let message: String?
 
@@ -151,8 +166,8 @@ package enum ChatCompletionsWire {
 
         /// The message of an error body, or `nil` when `data` is not one.
         static func message(in data: Data) -> String? {
-            guard let body = try? JSONDecoder().decode(ErrorBody.self, from: data) else { return nil }
-            return body.message
+            if let body = try? JSONDecoder().decode(ErrorBody.self, from: data) { return body.message }
+            return (try? JSONDecoder().decode([ErrorBody].self, from: data))?.first?.message
         }
     }
 }

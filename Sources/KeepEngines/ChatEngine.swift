@@ -28,9 +28,15 @@ package protocol ChatEngine: Sendable {
     func answer(
         to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
     ) async throws(EngineError) -> EngineReply
+
+    /// How many tokens one request may carry (``ContextBudget``); `nil` for no limit.
+    var contextBudget: Int? { get }
 }
 
 extension ChatEngine {
+    /// No limit: the whole conversation is sent.
+    package var contextBudget: Int? { nil }
+
     /// An engine with no models and no server: ``reply(to:receive:)``, options ignored.
     package func answer(
         to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void

@@ -11,9 +11,14 @@ package struct EngineReply: Sendable, Equatable {
     package let server: String?
     /// The server's own count of tokens, when it sent one.
     package let usage: TokenUsage?
+    /// The name of the server that answered (`default`, `claude`); `nil` for an offline engine.
+    package let serverName: String?
 
     /// The reply `text`, with what is known of where it came from.
-    package init(text: String, model: String? = nil, server: String? = nil, usage: TokenUsage? = nil) {
+    package init(
+        text: String, model: String? = nil, server: String? = nil, usage: TokenUsage? = nil, serverName: String? = nil
+    ) {
+        self.serverName = serverName
         self.text = text
         self.model = model
         self.server = server

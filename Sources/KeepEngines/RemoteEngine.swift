@@ -6,15 +6,19 @@ import KeepPorts
     import FoundationNetworking
 #endif
 
-/// The engine that asks an OpenAI-compatible server: `POST {baseURL}/chat/completions` with
-/// the conversation, the model and the temperature, `stream: true`, the answer printed as
-/// its server-sent events arrive.
+/// The engine that asks a server (``server``) in the protocol it speaks: OpenAI chat
+/// completions (`POST {url}/chat/completions`), Anthropic Messages (`POST {url}/messages`)
+/// or Gemini (`POST {url}/models/{model}:streamGenerateContent?alt=sse`), with the
+/// conversation, the model and the temperature, streamed, the answer printed as its
+/// server-sent events arrive. What differs between the three is a small wire type
+/// (``ServerWire``: the URL, the key's header, the body, the events); the transfer and every
+/// rule below are this engine's, the same for all of them.
 ///
-/// The key is read through `readKey` (the keychain ref the `keySlot` and `keyAccount`
-/// settings name) once per request, and goes into the `Authorization` header only. With
-/// no key, or an empty one, the request has no `Authorization` header at all: a local
-/// server (llama.cpp, Ollama, vLLM) needs none, and `Bearer ` with nothing after it is
-/// never sent.
+/// The key is read through `readKey` (the keychain ref the server names) once per request,
+/// and goes into the protocol's header only (`Authorization: Bearer`, `x-api-key`,
+/// `x-goog-api-key`; never the URL). With no key, or an empty one, the request has no key
+/// header at all: a local server (llama.cpp, Ollama, vLLM) needs none, and `Bearer ` with
+/// nothing after it is never sent.
 ///
 /// Every failure is one ``EngineError`` line: 401/403 say the server wants a key (or
 /// refused the one sent) and how to store one (`keep key set SLOT`); another HTTP error
@@ -35,14 +39,18 @@ package struct RemoteEngine: ChatEngine {
     package static let engineId = "remote"
 
     package var id: String { Self.engineId }
+    /// The server asked: its name, address, protocol, key ref, model and budget.
+    package let server: ServerProfile
     /// The server's base URL, such as `http://127.0.0.1:8080/v1`.
-    package let baseURL: String
-    /// The model asked for (the `model` setting, or the turn's own).
-    package let model: String
+    package var baseURL: String { server.url }
+    /// The server's context budget (its `contextTokens`).
+    package var contextBudget: Int? { server.contextTokens }
+    /// The model asked when a question names none (the server's own).
+    package var model: String { server.model }
     /// The temperature sent, 0 to 2 (the `temperature` setting, or the turn's own).
     package let temperature: Double
     /// Where the key comes from, to name in a message; never the key itself.
-    package let keyRef: SecretRef
+    package var keyRef: SecretRef { server.key }
     /// How long the server may stay silent, before its first byte or between two.
     package let idleTimeout: TimeInterval
     /// The hosts the user allowed to get the key over plain http (``CleartextRule``).
@@ -59,17 +67,27 @@ package struct RemoteEngine: ChatEngine {
     /// How many same-origin redirects (307, 308) one request follows.
     static let redirectLimit = 5
 
-    /// The engine for the server at `baseURL`. `readKey` is called once per request and
-    /// answers the key, or `nil` for none; nothing is sent until ``reply(to:receive:)``.
+    /// The engine for an OpenAI-compatible server at `baseURL`, called `default`. `readKey`
+    /// is called once per request and answers the key, or `nil` for none; nothing is sent
+    /// until ``reply(to:receive:)``.
     package init(
         baseURL: String, model: String, temperature: Double, keyRef: SecretRef, idleTimeout: TimeInterval = 300,
         keyOverHttpHosts: [String] = [], answerLimit: Int = defaultAnswerLimit,
         readKey: @escaping @Sendable () async throws(EngineError) -> String?
     ) {
-        self.baseURL = baseURL
-        self.model = model
+        self.init(
+            server: ServerProfile(name: "default", url: baseURL, key: keyRef, model: model), temperature: temperature,
+            idleTimeout: idleTimeout, keyOverHttpHosts: keyOverHttpHosts, answerLimit: answerLimit, readKey: readKey)
+    }
+
+    /// The engine for `server`. `readKey` is called once per request and answers the key, or
+    /// `nil` for none; nothing is sent until ``reply(to:receive:)``.
+    package init(
+        server: ServerProfile, temperature: Double, idleTimeout: TimeInterval = 300, keyOverHttpHosts: [String] = [],
+        answerLimit: Int = defaultAnswerLimit, readKey: @escaping @Sendable () async throws(EngineError) -> String?
+    ) {
+        self.server = server
         self.temperature = temperature
-        self.keyRef = keyRef
         self.idleTimeout = idleTimeout
         self.keyOverHttpHosts = keyOverHttpHosts
         self.answerLimit = answerLimit
@@ -87,13 +105,25 @@ package struct RemoteEngine: ChatEngine {
     package func answer(
         to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
     ) async throws(EngineError) -> EngineReply {
+        if let authority = server.authority {
+            // Verified against that authority alone, or not at all: never against the system's
+            // authorities instead, never with verification off. FoundationNetworking offers no
+            // way to evaluate a chain against one anchor (no server-trust challenge reaches a
+            // delegate), so no request goes to such a server from this build.
+            throw EngineError(
+                .configuration,
+                "the server \(server.name) is to be verified against the authority in \(authority) alone, which this "
+                    + "build cannot do on this platform; nothing was sent (keep servers add \(server.name) URL without "
+                    + "--ca uses the system's authorities)")
+        }
         let key = try await readKey()
         let asked = options.model ?? model
+        let images = conversation.contains { !$0.attachments.isEmpty }
         func makeRequest(askUsage: Bool) throws(EngineError) -> URLRequest {
             try Self.request(
                 baseURL: baseURL, model: asked, temperature: options.temperature ?? temperature,
                 conversation: conversation, apiKey: key, keyRef: keyRef, maxTokens: options.maxTokens,
-                askUsage: askUsage)
+                askUsage: askUsage && server.wire == .openai, wire: server.wire)
         }
         var request = try makeRequest(askUsage: true)
         // Before anything connects: a key never goes over plain http to another machine.
@@ -109,9 +139,10 @@ package struct RemoteEngine: ChatEngine {
         var askingUsage = true
         for _ in 0...Self.redirectLimit {
             do {
-                switch try await exchange(request, key: key, receive: receive) {
+                switch try await exchange(request, key: key, model: asked, receive: receive) {
                 case .answer(let text, let usage):
-                    return EngineReply(text: text, model: asked, server: displayURL, usage: usage)
+                    return EngineReply(
+                        text: text, model: asked, server: displayURL, usage: usage, serverName: server.name)
                 case .redirect(let url):
                     // Same origin, 307 or 308: the same method, headers and body, sent again.
                     request.url = url
@@ -123,6 +154,11 @@ package struct RemoteEngine: ChatEngine {
                 let url = request.url
                 request = try makeRequest(askUsage: false)
                 request.url = url
+            } catch let error as EngineError where images && Self.refusesImages(error) {
+                throw EngineError(
+                    .http, status: error.status,
+                    "the server at \(displayURL) did not take the image (\(error.message)); "
+                        + "ask without -a, or a server whose model reads images")
             } catch let error as EngineError {
                 throw error
             } catch {
@@ -142,19 +178,20 @@ package struct RemoteEngine: ChatEngine {
         case redirect(URL)
     }
 
-    /// The request for `conversation`: the URL, the JSON body and the headers, with an
-    /// `Authorization` header only for a non-empty key.
+    /// The request for `conversation` in the protocol `wire`: the URL, the JSON body and the
+    /// headers, with the key's header only for a non-empty key.
     ///
     /// Throws ``EngineError/Code/configuration`` for a base URL that is not an http(s)
     /// URL, and for a key holding a line break or another control character, which would
     /// end the header early (the message names the slot, never the key).
     package static func request(
         baseURL: String, model: String, temperature: Double, conversation: [ChatMessage], apiKey: String?,
-        keyRef: SecretRef, maxTokens: Int? = nil, askUsage: Bool = true
+        keyRef: SecretRef, maxTokens: Int? = nil, askUsage: Bool = true, wire protocolName: ServerProtocol = .openai
     ) throws(EngineError) -> URLRequest {
+        let wire = protocolName.wire
         var base = Substring(baseURL)
         while base.hasSuffix("/") { base = base.dropLast() }
-        guard let url = URL(string: base + "/chat/completions"),
+        guard let url = URL(string: base + wire.suffix(model: model)),
             let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil
         else {
             throw EngineError(
@@ -171,13 +208,16 @@ package struct RemoteEngine: ChatEngine {
                     "the API key in \(keyRef) holds a line break or another control character; "
                         + "store it again with \(keySetCommand(keyRef))")
             }
-            request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
+            wire.authorize(&request, key: apiKey)
+        }
+        if protocolName == .anthropic {
+            request.setValue(AnthropicWire.version, forHTTPHeaderField: "anthropic-version")
         }
         do {
-            request.httpBody = try ChatCompletionsWire.Request(
-                model: model, conversation: conversation, temperature: temperature, maxTokens: maxTokens,
-                askUsage: askUsage
-            ).encoded()
+            request.httpBody = try wire.body(
+                WirePrompt(
+                    model: model, conversation: conversation, temperature: temperature, maxTokens: maxTokens,
+                    askUsage: askUsage))
         } catch {
             throw EngineError(.configuration, "the request could not be encoded as JSON")
         }
@@ -188,9 +228,15 @@ package struct RemoteEngine: ChatEngine {
     /// when one came; answers a redirect the policy lets it follow rather than following it
     /// (the transport never follows one).
     private func exchange(
-        _ request: URLRequest, key: String?, receive: @escaping @Sendable (String) -> Void
+        _ request: URLRequest, key: String?, model: String, receive: @escaping @Sendable (String) -> Void
     ) async throws -> Outcome {
-        var usage: TokenUsage?
+        let wire = server.wire.wire
+        var promptTokens: Int?
+        var completionTokens: Int?
+        var usage: TokenUsage? {
+            guard let promptTokens, let completionTokens else { return nil }
+            return TokenUsage(promptTokens: promptTokens, completionTokens: completionTokens)
+        }
         var response: HTTPURLResponse?
         var parser = ServerSentEventParser()
         var body = Data()  // an error body, or a whole JSON answer
@@ -213,14 +259,14 @@ package struct RemoteEngine: ChatEngine {
                     case .refuse(let refusal):
                         throw EngineError(
                             .redirected,
-                            refusal.message(server: displayURL, suffix: "/chat/completions", hidingKey: key))
+                            refusal.message(server: displayURL, suffix: wire.suffix(model: model), hidingKey: key))
                     }
                 }
                 if Self.isSuccess(received), let kind = Self.notAnEventStream(received) {
                     throw EngineError(
                         .badResponse,
-                        "the server at \(displayURL) answered \(kind), not a chat completion; "
-                            + "is baseUrl the API's base, such as http://host:port/v1?")
+                        "the server at \(displayURL) answered \(kind), not \(Self.answerName(server.wire)); "
+                            + "is its URL the API's base, such as http://host:port/v1?")
                 }
                 response = received
             case .data(let data):
@@ -232,15 +278,13 @@ package struct RemoteEngine: ChatEngine {
                 }
                 for event in parser.feed(data) {
                     eventCount += 1
-                    if event.data == "[DONE]" {
-                        complete = true
-                        break reading
-                    }
-                    let chunk = try decode(event.data, key: key)
-                    if let counted = chunk.usage?.tokens { usage = counted }
+                    let chunk = try decode(event, wire: wire, key: key)
+                    promptTokens = chunk.promptTokens ?? promptTokens
+                    completionTokens = chunk.completionTokens ?? completionTokens
                     answer += chunk.text
                     if !chunk.text.isEmpty { receive(chunk.text) }
                     if chunk.isFinal { complete = true }
+                    if chunk.isEnd { break reading }
                 }
             }
         }
@@ -249,14 +293,21 @@ package struct RemoteEngine: ChatEngine {
         guard let response else {
             throw EngineError(.badResponse, "the server at \(displayURL) closed the connection without answering")
         }
-        guard Self.isSuccess(response) else { throw httpFailure(response.statusCode, body: body, key: key) }
+        guard Self.isSuccess(response) else {
+            throw httpFailure(response.statusCode, message: wire.errorMessage(body), key: key)
+        }
         if !Self.isEventStream(response) {
-            let chunk = try decode(String(decoding: body, as: UTF8.self), key: key)
-            guard chunk.choices?.isEmpty == false else {
+            guard let whole = wire.whole(body) else {
+                if let message = wire.errorMessage(body) {
+                    throw EngineError(
+                        .http, "the server at \(displayURL) reported an error: \(Self.oneLine(message, hiding: key))")
+                }
                 throw EngineError(.badResponse, "the server at \(displayURL) answered JSON that holds no answer")
             }
-            receive(chunk.text)
-            return .answer(chunk.text, chunk.usage?.tokens)
+            receive(whole.text)
+            promptTokens = whole.promptTokens
+            completionTokens = whole.completionTokens
+            return .answer(whole.text, usage)
         }
         guard complete else {
             if eventCount == 0, bytesRead > 0 {
@@ -264,7 +315,7 @@ package struct RemoteEngine: ChatEngine {
                 throw EngineError(
                     .badResponse,
                     "the server at \(displayURL) answered something that is not an event stream\(type), "
-                        + "not a chat completion")
+                        + "not \(Self.answerName(server.wire))")
             }
             throw EngineError(
                 .badResponse, "the server at \(displayURL) ended the stream before the answer was complete")
@@ -279,25 +330,43 @@ package struct RemoteEngine: ChatEngine {
             && error.message.contains("stream_options")
     }
 
-    /// One event's data as a chunk, or the error it reports.
-    private func decode(_ data: String, key: String?) throws(EngineError) -> ChatCompletionsWire.Chunk {
-        let chunk: ChatCompletionsWire.Chunk
-        do {
-            chunk = try JSONDecoder().decode(ChatCompletionsWire.Chunk.self, from: Data(data.utf8))
+    /// One event as a chunk, or the error it reports.
+    private func decode(
+        _ event: ServerSentEventParser.Event, wire: any ServerWire, key: String?
+    ) throws(EngineError) -> WireChunk {
+        do throws(WireFailure) {
+            return try wire.chunk(event)
         } catch {
-            throw EngineError(
-                .badResponse, "the server at \(displayURL) sent something that is not a chat completion")
+            switch error {
+            case .reported(let message):
+                let said = message.map { ": " + Self.oneLine($0, hiding: key) } ?? ""
+                throw EngineError(.http, "the server at \(displayURL) reported an error\(said)")
+            case .notThisProtocol:
+                throw EngineError(
+                    .badResponse,
+                    "the server at \(displayURL) sent something that is not \(Self.answerName(server.wire))")
+            }
         }
-        if let error = chunk.error {
-            let said = error.message.map { ": " + Self.oneLine($0, hiding: key) } ?? ""
-            throw EngineError(.http, "the server at \(displayURL) reported an error\(said)")
+    }
+
+    /// What an answer of `wire` is called in a message: `a chat completion`.
+    private static func answerName(_ wire: ServerProtocol) -> String {
+        switch wire {
+        case .openai: "a chat completion"
+        case .anthropic: "an Anthropic message"
+        case .gemini: "a Gemini answer"
         }
-        return chunk
+    }
+
+    /// Whether `error` is a server refusing a request for its image: a 400, 413, 415 or 422
+    /// (a request with images and nothing else wrong with it).
+    static func refusesImages(_ error: EngineError) -> Bool {
+        error.code == .http && [400, 413, 415, 422].contains(error.status ?? 0)
     }
 
     /// The line for an HTTP error status, with the server's message when it sent one.
-    private func httpFailure(_ status: Int, body: Data, key: String?) -> EngineError {
-        let message = ChatCompletionsWire.ErrorBody.message(in: body).map { Self.oneLine($0, hiding: key) }
+    private func httpFailure(_ status: Int, message: String?, key: String?) -> EngineError {
+        let message = message.map { Self.oneLine($0, hiding: key) }
         let said = "HTTP \(status)" + (message.map { ": " + $0 } ?? "")
         if status == 401 || status == 403 {
             let sent = key != nil

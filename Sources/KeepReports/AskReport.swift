@@ -5,11 +5,11 @@ import KeepCore
 ///
 /// ```json
 /// { "answer" : "Paris.", "chat" : "20250614-153012-3fa9c1", "engine" : "remote",
-///   "model" : "qwen3", "server" : "http://127.0.0.1:8080/v1",
+///   "model" : "qwen3", "server" : "http://127.0.0.1:8080/v1", "serverName" : "local",
 ///   "usage" : { "completion" : 3, "prompt" : 21, "total" : 24 } }
 /// ```
 ///
-/// `model`, `server` and `usage` are there only when known (the echo engine has none; a
+/// `model`, `server`, `serverName` and `usage` are there only when known (the echo engine has none; a
 /// server that sends no usage leaves it out).
 package struct AskReport: Codable, Sendable, Equatable {
     /// The answer, whole.
@@ -22,6 +22,8 @@ package struct AskReport: Codable, Sendable, Equatable {
     package let model: String?
     /// The server's address, when the engine asked one; never a user name or password.
     package let server: String?
+    /// The server's name (`keep servers`), when the engine asked one.
+    package let serverName: String?
     /// The tokens the server counted, when it said.
     package let usage: UsageCount?
 
@@ -33,6 +35,7 @@ package struct AskReport: Codable, Sendable, Equatable {
         engine = chat.engine
         model = reply?.model
         server = reply?.server
+        serverName = reply?.serverName
         usage = reply?.usage.map(UsageCount.init)
     }
 }

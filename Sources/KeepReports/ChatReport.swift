@@ -6,13 +6,16 @@ import KeepCore
 /// { "created" : "…", "engine" : "remote", "id" : "…",
 ///   "messages" : [ { "role" : "user", "text" : "hello", "time" : "…" },
 ///                  { "model" : "qwen3", "role" : "assistant", "server" : "http://127.0.0.1:8080/v1",
-///                    "text" : "hi", "time" : "…",
+///                    "serverName" : "local", "text" : "hi", "time" : "…",
 ///                    "usage" : { "completion" : 2, "prompt" : 9, "total" : 11 } } ],
-///   "system" : "answer briefly", "title" : "hello", "updated" : "…" }
+///   "role" : "coder", "system" : "answer briefly", "title" : "hello", "updated" : "…" }
 /// ```
 ///
 /// `draft` (the question that waits for an answer) is there only when there is one; so are
-/// `system` (the chat's own system prompt) and an answer's `model`, `server` and `usage`.
+/// `system` (the chat's own system prompt), `role` (the role it was last asked in), an
+/// answer's `model`, `server`, `serverName` and `usage`, and a question's `attachments`
+/// (`[{"name" : "chart.png", "size" : 1234, "type" : "image/png"}]`: what was sent, not the
+/// bytes).
 package struct ChatReport: Codable, Sendable, Equatable {
     /// One message, its time in UTC as keep writes it (`UTCTime`).
     package struct Message: Codable, Sendable, Equatable {
@@ -28,6 +31,17 @@ package struct ChatReport: Codable, Sendable, Equatable {
         package let server: String?
         /// For an answer: the tokens the server counted, when it said.
         package let usage: UsageCount?
+        /// For an answer: the server's name, when known.
+        package var serverName: String?
+        /// For a question: the images sent with it.
+        package var attachments: [AttachmentInfo]?
+    }
+
+    /// An image sent with a question: its name, type and size.
+    package struct AttachmentInfo: Codable, Sendable, Equatable {
+        package let name: String
+        package let type: String
+        package let size: Int
     }
 
     /// The chat's id.
@@ -42,6 +56,8 @@ package struct ChatReport: Codable, Sendable, Equatable {
     package let engine: String?
     /// The chat's own system prompt, if it has one.
     package let system: String?
+    /// The role the chat was last asked in, if any.
+    package var role: String?
     /// Every message, oldest first.
     package let messages: [Message]
     /// The question that waits for an answer, if one does.
@@ -55,10 +71,18 @@ package struct ChatReport: Codable, Sendable, Equatable {
         updated = UTCTime.text(chat.updated)
         engine = chat.engine
         system = chat.system
+        role = chat.role
         messages = chat.messages.map {
-            Message(
+            var message = Message(
                 role: $0.role.rawValue, text: $0.text, time: UTCTime.text($0.time), model: $0.model,
                 server: $0.server, usage: $0.usage.map(UsageCount.init))
+            message.serverName = $0.serverName
+            if !$0.attachments.isEmpty {
+                message.attachments = $0.attachments.map {
+                    AttachmentInfo(name: $0.name, type: $0.mediaType, size: $0.size)
+                }
+            }
+            return message
         }
         self.draft = draft
     }

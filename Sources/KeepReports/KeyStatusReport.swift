@@ -10,12 +10,14 @@ import KeepPorts
 ///              { "account" : "default", "slot" : "google", "state" : "unknown", "reason" : "locked",
 ///                "problem" : "has of google/\"default\" failed: the keyring is locked; …",
 ///                "advice" : "unlock the keyring …" } ],
-///   "warning" : "…" }
+///   "note" : "…" }
 /// ```
 ///
 /// `state` is `stored`, `none` or `unknown`; an `unknown` one has `reason` (the keyring's
 /// error code: `locked`, `noService`, `noSessionBus`, `noDefaultCollection`, `backend`),
-/// `problem` and `advice`. Fields with nothing to say are left out.
+/// `problem` and `advice`. `note` says what the keys' protection is when all is well (the OS
+/// keyring's: not hardware-backed); `warning` is there only when something needs the user.
+/// Fields with nothing to say are left out.
 package struct KeyStatusReport: Codable, Sendable, Equatable {
     /// One ref's state.
     package struct Entry: Codable, Sendable, Equatable {
@@ -39,7 +41,10 @@ package struct KeyStatusReport: Codable, Sendable, Equatable {
     package let backend: String
     /// `hardware`, `osKeyring` or `processMemory`.
     package let protection: String
-    /// The backend's honest warning, when it has one.
+    /// What the protection is, plainly, when nothing needs doing (the OS keyring: not
+    /// hardware-backed).
+    package let note: String?
+    /// The backend's warning, when something needs the user (a keyring that refuses, or none).
     package let warning: String?
 
     /// Whether every ref's state is known (none is `unknown`).
@@ -62,6 +67,7 @@ package struct KeyStatusReport: Codable, Sendable, Equatable {
                 problem: problem, advice: advice)
         }
         return KeyStatusReport(
-            keys: keys, backend: backend.name, protection: backend.protection.rawValue, warning: backend.warning)
+            keys: keys, backend: backend.name, protection: backend.protection.rawValue,
+            note: backend.protectionNote, warning: backend.warning)
     }
 }

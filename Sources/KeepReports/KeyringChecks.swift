@@ -14,7 +14,8 @@ package enum KeyringChecks {
     static func secrets(_ backend: SecretsBackend, needsKey: Bool) -> DoctorReport.Check {
         let trouble = backend.keyringRefusal ?? backend.keyringUnavailable
         guard let trouble else {
-            return .init("secrets", .ok, "\(backend.name)" + (backend.warning.map { ": " + $0 } ?? ""))
+            let said = backend.protectionNote ?? backend.warning
+            return .init("secrets", .ok, "\(backend.name)" + (said.map { ": " + $0 } ?? ""))
         }
         let detail = backend.warning ?? "\(backend.name): \(trouble)"
         guard needsKey else {
@@ -28,7 +29,11 @@ package enum KeyringChecks {
     /// `localhost` or a loopback address).
     package static func needsKey(_ core: AppCore) -> Bool {
         guard EngineCatalog.kind(core.engineId)?.needs.contains(.key) == true else { return false }
-        let url = core.settings.value(SettingRegistry.baseUrl.key)?.description ?? ""
+        return needsKey(url: core.settings.value(SettingRegistry.baseUrl.key)?.description ?? "")
+    }
+
+    /// Whether a key would go to the server at `url`: its host is not this machine.
+    package static func needsKey(url: String) -> Bool {
         guard let host = URLComponents(string: url)?.host?.lowercased() else { return true }
         return !(host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127."))
     }

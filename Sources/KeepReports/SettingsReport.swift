@@ -13,7 +13,7 @@ import KeepPorts
 ///              "status" : "sealed in /home/me/.local/share/keep/kept.sqlite, under a key in the keyring" },
 ///   "key" : { "account" : "default", "configured" : false, "slot" : "openai" },
 ///   "secrets" : { "backend" : "Secret Service (OS keyring)", "hardwareBacked" : false,
-///                 "protection" : "osKeyring", "warning" : "…" },
+///                 "note" : "…", "protection" : "osKeyring" },
 ///   "settings" : [ { "default" : "echo", "help" : "…", "isSet" : false, "key" : "engineId",
 ///                    "kind" : "string", "label" : "Engine", "rule" : "one of echo, remote",
 ///                    "secret" : false, "section" : "Engine", "value" : "echo" },
@@ -73,7 +73,10 @@ package struct SettingsReport: Codable, Sendable, Equatable {
         package let protection: String
         /// Whether the keys are protected by hardware; false on Linux, honestly.
         package let hardwareBacked: Bool
-        /// Shown whenever protection is not hardware.
+        /// What the protection is, plainly, when nothing needs doing (the OS keyring: not
+        /// hardware-backed).
+        package let note: String?
+        /// Shown when something needs the user: a keyring that refuses, or none.
         package let warning: String?
         /// Why the keyring is not used, when it is not.
         package let keyringUnavailable: String?
@@ -183,7 +186,8 @@ package struct SettingsReport: Codable, Sendable, Equatable {
             settings: rows, key: key,
             secrets: Secrets(
                 backend: backend.name, protection: backend.protection.rawValue,
-                hardwareBacked: backend.protection.isHardwareBacked, warning: backend.warning,
+                hardwareBacked: backend.protection.isHardwareBacked, note: backend.protectionNote,
+                warning: backend.warning,
                 keyringUnavailable: backend.keyringUnavailable?.description),
             kept: keptReport,
             file: File(healthy: healthy, status: store.health.description, refusals: store.refusals.map(\.description)))

@@ -14,11 +14,19 @@
 ///   `2 * 3` stay as they are); a backslash keeps the punctuation after it literal;
 /// - a fenced code block (three backticks or `~~~`) is set apart: its fences dim, its
 ///   lines in colour and never wrapped or interpreted, wherever the pieces split it;
+/// - a line of three or more `*`, `-` or `_` (spaces between allowed) is a rule across the
+///   width, dim;
+/// - a table (a `|` row, then a row of `---` cells, `:` marking the alignment, then more
+///   `|` rows) is laid out in aligned columns, its cells' Markdown rendered and wrapped
+///   within them, the header bold, so that it fits the width where it can; a `|` line that
+///   turns out not to start a table is shown as text;
 /// - every style is closed at the end of each line, so a stray marker never colours more.
 ///
 /// A word is printed once the space after it has arrived (wrapping needs its width), and a
 /// line's start is held until it shows what kind of line it is: the answer streams word by
-/// word. ``finish()`` prints what is held when the answer ends.
+/// word. A table is held until its last row (its columns need every row). ``finish()``
+/// prints what is held when the answer ends. ``resize(to:)`` changes the width from the
+/// next line on: what is printed stays as it was.
 package struct MarkdownRenderer: Sendable {
     /// The escape codes the renderer adds: Select Graphic Rendition, nothing else.
     enum SGR {
@@ -35,7 +43,15 @@ package struct MarkdownRenderer: Sendable {
     }
 
     /// The terminal's width in columns.
-    package let width: Int
+    package private(set) var width: Int
+    /// A width asked for by ``resize(to:)``, taken at the next line's start.
+    private var nextWidth: Int?
+    /// Whether every line is a paragraph (a table's cell: no headings, lists, fences).
+    private var inlineOnly = false
+    /// A table's lines as they came: the header, then (once ``tableConfirmed``) the
+    /// delimiter row and the body rows.
+    private var table: [String] = []
+    private var tableConfirmed = false
 
     /// The current line's text while its kind is not known yet.
     private var lineStart = ""
@@ -65,6 +81,18 @@ package struct MarkdownRenderer: Sendable {
         self.width = max(width, 20)
     }
 
+    /// A renderer of one table cell: `width` columns (however narrow), inline Markdown only.
+    private init(cell width: Int) {
+        self.width = max(width, 1)
+        inlineOnly = true
+    }
+
+    /// Lays out the lines from the next one on at `columns` (a window resized); a width
+    /// under 20 is taken as 20. What was printed stays; a line being printed keeps its width.
+    package mutating func resize(to columns: Int) {
+        nextWidth = max(columns, 20)
+    }
+
     /// The terminal text for `piece`, the next part of the answer.
     package mutating func feed(_ piece: String) -> String {
         var out = ""
@@ -75,6 +103,10 @@ package struct MarkdownRenderer: Sendable {
     /// What is still held, printed as the answer ends; styles closed.
     package mutating func finish() -> String {
         var out = ""
+        if fence == nil, !lineKnown, !table.isEmpty, Self.isTableRow(lineStart) {
+            take("\n", into: &out)
+        }
+        if fence == nil, !table.isEmpty { flushTable(into: &out) }
         if fence != nil {
             if !codeLineOpen && !lineStart.isEmpty { startCodeLine(into: &out) }
             out += lineStart
@@ -96,7 +128,8 @@ package struct MarkdownRenderer: Sendable {
         } else if !lineKnown {
             if character == "\n" {
                 let line = lineStart
-                if let opened = Self.fenceOpening(line) {
+                if !inlineOnly, takeTableLine(line, into: &out) { return }
+                if !inlineOnly, let opened = Self.fenceOpening(line) {
                     out += Self.sgr([SGR.dim]) + line + SGR.reset + "\n"
                     fence = opened
                     lineStart = ""
@@ -107,7 +140,10 @@ package struct MarkdownRenderer: Sendable {
                 endLine(into: &out)
             } else {
                 lineStart.append(character)
-                if Self.kindIsKnown(lineStart) { decide(into: &out) }
+                if inlineOnly || Self.kindIsKnown(lineStart) {
+                    if !table.isEmpty { flushTable(into: &out) }
+                    decide(into: &out)
+                }
             }
         } else if character == "\n" {
             endLine(into: &out)
@@ -119,6 +155,7 @@ package struct MarkdownRenderer: Sendable {
     /// Decides what kind of line ``lineStart`` begins, prints its marker and feeds the
     /// rest of it as text.
     private mutating func decide(into out: inout String) {
+        takeNextWidth()
         let line = lineStart
         lineStart = ""
         lineKnown = true
@@ -126,6 +163,19 @@ package struct MarkdownRenderer: Sendable {
         let indent = String(line.prefix(while: { $0 == " " }))
         let body = line.dropFirst(indent.count)
         var rest = Substring(body)
+        if inlineOnly {
+            column = 0
+            continuation = ""
+            continuationWidth = 0
+            for character in line { takeInline(character, into: &out) }
+            return
+        }
+        if Self.isRule(line) {
+            // Printed whole now: the newline that ends it is printed by endLine.
+            out += Self.sgr([SGR.dim]) + String(repeating: "─", count: width) + SGR.reset
+            column = width
+            return
+        }
         if let hashes = Self.headingLevel(body) {
             block = .heading(level: hashes)
             rest = body.dropFirst(hashes).drop(while: { $0 == " " })
@@ -170,6 +220,201 @@ package struct MarkdownRenderer: Sendable {
         spaceBefore = false
         continuation = ""
         continuationWidth = 0
+    }
+
+    // MARK: - Tables
+
+    /// Holds `line` when it is a table's row; whether it did. A line that is not one prints
+    /// the table held before it, if any, and is left to the caller.
+    private mutating func takeTableLine(_ line: String, into out: inout String) -> Bool {
+        guard Self.isTableRow(line) else {
+            if !table.isEmpty { flushTable(into: &out) }
+            return false
+        }
+        lineStart = ""
+        if table.isEmpty {
+            table = [line]
+        } else if tableConfirmed {
+            table.append(line)
+        } else if Self.isDelimiterRow(line) {
+            table.append(line)
+            tableConfirmed = true
+        } else {
+            // The line held was text after all; this one may start a table of its own.
+            flushTable(into: &out)
+            table = [line]
+        }
+        return true
+    }
+
+    /// Prints the table held: laid out when it is one, else its line as text. The line
+    /// being read (``lineStart``) is left as it was.
+    private mutating func flushTable(into out: inout String) {
+        let lines = table
+        let confirmed = tableConfirmed
+        let reading = lineStart
+        table = []
+        tableConfirmed = false
+        defer { lineStart = reading }
+        guard confirmed else {
+            for line in lines {
+                lineStart = line
+                decide(into: &out)
+                endLine(into: &out)
+            }
+            return
+        }
+        takeNextWidth()
+        out += Self.layOut(table: lines, width: width)
+    }
+
+    /// The width ``resize(to:)`` asked for, taken now that a line starts.
+    private mutating func takeNextWidth() {
+        guard let nextWidth else { return }
+        width = nextWidth
+        self.nextWidth = nil
+    }
+
+    /// How a column's cells sit in it.
+    private enum Alignment { case left, center, right }
+
+    /// Whether `line` is a table's row: a `|` after at most three spaces.
+    static func isTableRow(_ line: String) -> Bool {
+        let body = line.drop(while: { $0 == " " })
+        return line.count - body.count <= 3 && body.first == "|"
+    }
+
+    /// Whether `line` is the row under a table's header: cells of `-`, each with an
+    /// optional `:` at either end.
+    static func isDelimiterRow(_ line: String) -> Bool {
+        let cells = cells(of: line)
+        return !cells.isEmpty
+            && cells.allSatisfy { cell in
+                let inner = cell.drop(while: { $0 == ":" }).reversed().drop(while: { $0 == ":" })
+                return !inner.isEmpty && inner.allSatisfy { $0 == "-" } && cell.count - inner.count <= 2
+            }
+    }
+
+    /// The cells of a table row, trimmed: split at each `|` that no backslash escapes.
+    static func cells(of line: String) -> [String] {
+        var body = Substring(line.drop(while: { $0 == " " }))
+        if body.first == "|" { body = body.dropFirst() }
+        var cells: [String] = []
+        var cell = ""
+        var escaped = false
+        for character in body {
+            if escaped {
+                cell.append(character == "|" ? "|" : "\\")
+                if character != "|" { cell.append(character) }
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "|" {
+                cells.append(cell)
+                cell = ""
+            } else {
+                cell.append(character)
+            }
+        }
+        if escaped { cell.append("\\") }
+        if !cell.allSatisfy(\.isWhitespace) { cells.append(cell) }
+        return cells.map { $0.trimmingSpaces }
+    }
+
+    /// A table's lines (header, delimiter row, body rows) laid out at most `width` columns
+    /// wide where its cells allow: columns as wide as their widest cell, the widest narrowed
+    /// (its cells wrapped) while the table is too wide, a column never narrower than a word
+    /// it holds.
+    private static func layOut(table lines: [String], width: Int) -> String {
+        let header = cells(of: lines[0])
+        let count = header.count
+        let alignments = cells(of: lines[1]).map(alignment) + Array(repeating: .left, count: count)
+        let rows = ([header] + lines.dropFirst(2).map { cells(of: $0) }).map { row in
+            Array((row + Array(repeating: "", count: count)).prefix(count))
+        }
+        var widths = (0..<count).map { column in
+            rows.indices.map { visibleWidth(renderCell(rows[$0][column], width: 10_000, bold: $0 == 0)[0]) }.max() ?? 0
+        }
+        let room = width - 3 * (count - 1)
+        while widths.reduce(0, +) > room, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }),
+            widths[widest] > 6
+        {
+            widths[widest] -= 1
+        }
+        let rendered = rows.indices.map { row in
+            (0..<count).map { renderCell(rows[row][$0], width: widths[$0], bold: row == 0) }
+        }
+        for column in 0..<count {
+            widths[column] = max(widths[column], rendered.map { $0[column].map(visibleWidth).max() ?? 0 }.max() ?? 0)
+        }
+        let bar = sgr([SGR.dim]) + "│" + SGR.reset
+        var out = ""
+        for (index, cellLines) in rendered.enumerated() {
+            for line in 0..<(cellLines.map(\.count).max() ?? 1) {
+                let parts = (0..<count).map { column in
+                    padded(
+                        line < cellLines[column].count ? cellLines[column][line] : "", to: widths[column],
+                        alignments[column], last: column == count - 1)
+                }
+                out += parts.joined(separator: " " + bar + " ") + "\n"
+            }
+            if index == 0 {
+                out +=
+                    sgr([SGR.dim]) + widths.map { String(repeating: "─", count: $0) }.joined(separator: "─┼─")
+                    + SGR.reset + "\n"
+            }
+        }
+        return out
+    }
+
+    private static func alignment(_ delimiter: String) -> Alignment {
+        switch (delimiter.hasPrefix(":"), delimiter.hasSuffix(":")) {
+        case (true, true): .center
+        case (false, true): .right
+        default: .left
+        }
+    }
+
+    /// A cell's Markdown, rendered and wrapped to `width`, one string a line.
+    private static func renderCell(_ text: String, width: Int, bold: Bool) -> [String] {
+        var renderer = MarkdownRenderer(cell: width)
+        var out = ""
+        if bold {
+            renderer.bold = true
+            renderer.styled = true
+            out = sgr([SGR.bold])
+        }
+        out += renderer.feed(text) + renderer.finish()
+        return out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    private static func padded(_ text: String, to width: Int, _ alignment: Alignment, last: Bool) -> String {
+        let room = max(0, width - visibleWidth(text))
+        switch alignment {
+        case .left: return last ? text : text + String(repeating: " ", count: room)
+        case .right: return String(repeating: " ", count: room) + text
+        case .center:
+            let before = room / 2
+            return String(repeating: " ", count: before) + text
+                + (last ? "" : String(repeating: " ", count: room - before))
+        }
+    }
+
+    /// The columns `text` takes, the renderer's own escape codes (SGR, ending in `m`) not
+    /// counted: text from outside has none left, neutralised before it came here.
+    static func visibleWidth(_ text: String) -> Int {
+        var width = 0
+        var inCode = false
+        for character in text {
+            if inCode {
+                if character == "m" { inCode = false }
+            } else if character == "\u{1B}" {
+                inCode = true
+            } else {
+                width += displayWidth(character)
+            }
+        }
+        return width
     }
 
     // MARK: - Code blocks
@@ -345,8 +590,16 @@ package struct MarkdownRenderer: Sendable {
             return body.count >= 3 && !body.hasPrefix("```") && !body.hasPrefix("~~~")
         case "#":
             return body.contains(where: { $0 != "#" })
-        case "-", "*", "+":
+        case "-", "*":
+            // `---` or `* * *` may yet be a rule: known once something else comes.
+            return body.count >= 2 && !body.allSatisfy({ $0 == first || $0 == " " })
+        case "+":
             return body.count >= 2
+        case "_":
+            return !body.allSatisfy({ $0 == first || $0 == " " })
+        case "|":
+            // A table's row, or text: known at the line's end.
+            return false
         case "0"..."9":
             let after = body.drop(while: { $0.isASCII && $0.isNumber })
             guard let next = after.first else { return false }
@@ -354,6 +607,14 @@ package struct MarkdownRenderer: Sendable {
         default:
             return true
         }
+    }
+
+    /// Whether `line` is a thematic break: three or more of one of `*`, `-`, `_`, spaces
+    /// between them allowed, after at most three spaces.
+    static func isRule(_ line: String) -> Bool {
+        let body = line.drop(while: { $0 == " " })
+        guard line.count - body.count <= 3, let mark = body.first, "*-_".contains(mark) else { return false }
+        return body.allSatisfy({ $0 == mark || $0 == " " }) && body.count(where: { $0 == mark }) >= 3
     }
 
     static func headingLevel(_ body: Substring) -> Int? {
@@ -420,5 +681,12 @@ package struct MarkdownRenderer: Sendable {
 
     static func displayWidth(_ text: String) -> Int {
         text.reduce(0) { $0 + displayWidth($1) }
+    }
+}
+
+extension String {
+    /// The text without the spaces at either end.
+    fileprivate var trimmingSpaces: String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
     }
 }

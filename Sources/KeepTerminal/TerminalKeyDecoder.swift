@@ -10,7 +10,8 @@
 ///   ``TerminalKey/special(_:)`` each; every other escape sequence (a function key, a
 ///   mouse report) is swallowed whole, never handed on in pieces;
 /// - Escape followed by a printable character or Backspace as ``TerminalKey/meta(_:)``
-///   (Alt-B, Alt-F: word moves);
+///   (Alt-B, Alt-F: word moves); Escape alone, once the reader finds nothing more came
+///   soon after it (``endOfInput()``), as ``TerminalKey/escape``;
 /// - a bracketed paste (`ESC [ 200 ~` … `ESC [ 201 ~`) as one ``TerminalKey/paste(_:)``
 ///   holding exactly the text between the markers, of any length, with the terminal's
 ///   carriage returns made newlines (a terminal sends Enter in a paste as CR).
@@ -25,6 +26,8 @@ package struct TerminalKeyDecoder: Sendable {
         case special(EditingKey)
         /// A bracketed paste: the text between the markers, carriage returns made newlines.
         case paste(String)
+        /// The Escape key alone.
+        case escape
     }
 
     /// The editing keys that arrive as escape sequences.
@@ -60,6 +63,21 @@ package struct TerminalKeyDecoder: Sendable {
     package var isInPaste: Bool {
         if case .paste = state { return true }
         return false
+    }
+
+    /// Whether the bytes so far end in an Escape that may yet start a sequence: the reader
+    /// waits a moment for more, then calls ``endOfInput()``.
+    package var awaitsEscape: Bool {
+        if case .escape = state { return true }
+        return false
+    }
+
+    /// The key held when no more bytes came soon: an Escape alone is the Escape key. (A
+    /// sequence cut short is not a key and stays held, to be completed or dropped.)
+    package mutating func endOfInput() -> [TerminalKey] {
+        guard awaitsEscape else { return [] }
+        state = .ground
+        return [.escape]
     }
 
     /// The keys `bytes` completes, in order.

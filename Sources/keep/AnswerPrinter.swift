@@ -13,6 +13,11 @@ import Synchronization
 ///
 /// On a terminal, ``waiting()`` shows a quiet indicator until the first piece arrives (or
 /// the answer ends without one); it is never printed to a pipe.
+///
+/// A window resized while the answer streams (the terminal's `SIGWINCH`) re-wraps it from
+/// the next line on: the terminal's width is read as each piece arrives (one `ioctl`, far
+/// cheaper than a piece), rather than by a handler of the signal, which libedit takes over
+/// at the prompt.
 final class AnswerPrinter: Sendable {
     /// How the pieces reach standard output.
     enum Mode: Equatable {
@@ -74,7 +79,9 @@ final class AnswerPrinter: Sendable {
             switch mode {
             case .raw: text += piece
             case .plain: text += TerminalText.neutralised(piece)
-            case .rendered: text += state.renderer?.feed(piece) ?? ""
+            case .rendered:
+                if let columns = console.columns { state.renderer?.resize(to: columns) }
+                text += state.renderer?.feed(piece) ?? ""
             }
             state.printed = true
             if let last = text.last { state.endsWithNewline = last.isNewline }

@@ -5,7 +5,8 @@ enum CommandTable {
 
     static let commands: [Command] = [
         chat, AskCommand.command, ChatsCommand.command, SettingsCommand.command, KeyCommand.command,
-        StoreCommand.command, EnginesCommand.command, WhatsNewCommand.command, DoctorCommand.command,
+        StoreCommand.command, ServersCommand.command, AliasesCommand.command, RolesCommand.command,
+        EnginesCommand.command, WhatsNewCommand.command, DoctorCommand.command,
         UsageCommand.command, VersionCommand.command, HelpCommand.command,
     ]
 }

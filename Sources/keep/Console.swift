@@ -30,10 +30,29 @@ struct Console: Sendable {
 
     /// The width of the terminal standard output is, in columns; `nil` off a terminal or
     /// when the terminal does not say.
-    var columns: Int? {
+    var columns: Int? { Self.columns(of: STDOUT_FILENO) }
+
+    /// The width of the terminal `descriptor` is, in columns (`TIOCGWINSZ`); `nil` off a
+    /// terminal or when the terminal does not say (a new pseudo-terminal is 0 by 0).
+    private static func columns(of descriptor: Int32) -> Int? {
         var size = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
         return Int(size.ws_col)
+    }
+
+    /// keep's own `text` word-wrapped to the width of the terminal standard output is
+    /// (``TextWrap``), read now, so a resized window is followed; as it is off a terminal
+    /// or when the terminal does not say its width.
+    func fitted(_ text: String) -> String {
+        guard let width = columns else { return text }
+        return TextWrap.wrapped(text, width: width)
+    }
+
+    /// `line` (one message, `keep: …`) wrapped as ``fitted(_:)`` does, for the
+    /// terminal standard error is: later lines under the message, after `keep: `.
+    private static func fittedToErrors(_ line: String) -> String {
+        guard let width = columns(of: STDERR_FILENO) else { return line }
+        return TextWrap.wrapped(line, width: width, hang: "keep: ".count)
     }
 
     /// Writes `text` to standard output as it is.
@@ -78,13 +97,25 @@ struct Console: Sendable {
     /// `keep: message`, one line on standard error; the message may quote a server or a
     /// file, so its control characters are neutralised, its newlines and tabs included: a
     /// message is one line, and a quoted text cannot print a line that looks like keep's.
+    /// On a terminal that says its width, the line is word-wrapped to it.
     func error(_ message: String) {
-        err("keep: \(Self.field(message))\n")
+        err(Self.fittedToErrors("keep: \(Self.field(message))") + "\n")
     }
 
-    /// `keep: warning: message`, one line on standard error, neutralised as ``error(_:)``.
+    /// Whether standard error is a terminal.
+    let errorIsTerminal = isatty(STDERR_FILENO) == 1
+
+    /// One line about the turn on standard error, dim on a terminal (unless `NO_COLOR`):
+    /// what keep did on the user's behalf, such as turns left out of a request.
+    func note(_ text: String) {
+        let line = TerminalText.neutralised(text)
+        err(errorIsTerminal && !noColor ? "\u{1B}[2m\(line)\u{1B}[0m\n" : line + "\n")
+    }
+
+    /// `keep: warning: message`, one line on standard error, neutralised and wrapped as
+    /// ``error(_:)``.
     func warning(_ message: String) {
-        err("keep: warning: \(Self.field(message))\n")
+        err(Self.fittedToErrors("keep: warning: \(Self.field(message))") + "\n")
     }
 
     /// Everything on standard input, as text; throws a ``CommandFailure`` when it is not UTF-8.

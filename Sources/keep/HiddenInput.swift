@@ -132,7 +132,7 @@ private final class HiddenRead {
             typed.append(scalar)
         case .paste(let text):
             typed += text.unicodeScalars.filter { $0 != "\n" }
-        case .character, .meta, .special:
+        case .character, .meta, .special, .escape:
             break
         }
         return nil

@@ -16,8 +16,13 @@ import KeepTerminal
 /// prompt, and what is said about the chat goes to standard error.
 struct InteractiveChat {
     let console: Console
-    let runner: TurnRunner
-    let engine: any ChatEngine
+    private(set) var runner: TurnRunner
+    private(set) var engine: any ChatEngine
+    /// The servers, aliases and roles `/server`, `/model` and `/role` choose from; `nil` for none.
+    var book: ServerBook?
+    /// Builds the engine and the turn runner for another server (`/server`); `nil` when
+    /// the chat cannot switch.
+    var switchTo: (@Sendable (TurnChoice) async throws -> (any ChatEngine, TurnRunner))?
     /// Where the lines typed are kept across launches; `nil` when history is off.
     let history: QuestionHistory?
     /// Whether answers are shown as they came rather than rendered (`--raw`).
@@ -43,42 +48,38 @@ struct InteractiveChat {
     /// A line of its own that opens and closes a question of many lines.
     static let multiLineMark = "\"\"\""
 
-    /// The slash commands and the keys, for `/help` and `keep chat --help`.
-    static var commandsHelp: String {
-        let cells = slashCommands.map { command in
-            let name = command.arguments.isEmpty ? command.name : "\(command.name) \(command.arguments)"
-            return name.padding(toLength: 11, withPad: " ", startingAt: 0) + command.summary
+    /// The slash commands and the keys, for `/help` and `keep chat --help`, wrapped to
+    /// `width` columns: one command a line, the summaries in a column as far right as the
+    /// longest command with its arguments needs, a long summary continuing under itself.
+    static func commandsHelp(width: Int = 80) -> String {
+        let names = slashCommands.map { $0.arguments.isEmpty ? $0.name : "\($0.name) \($0.arguments)" }
+        let column = (names.map(\.count).max() ?? 0) + 4
+        let rows = zip(names, slashCommands).map { name, command in
+            TextWrap.wrapped(
+                "  " + name.padding(toLength: column - 2, withPad: " ", startingAt: 0) + command.summary, width: width,
+                hang: column)
         }
-        var rows: [String] = []
-        for index in stride(from: 0, to: cells.count, by: 2) {
-            guard index + 1 < cells.count else {
-                rows.append("  " + cells[index])
-                break
-            }
-            let left = cells[index]
-            rows.append(
-                "  " + left.padding(toLength: max(36, left.count + 1), withPad: " ", startingAt: 0) + cells[index + 1])
-        }
-        return rows.joined(separator: "\n") + "\n" + """
-            Keys: Left/Right, Home/End (Ctrl-A/Ctrl-E), Alt-B/Alt-F or Ctrl-Left/Right a word at a time,
-            Ctrl-K/Ctrl-U delete to the end/start, Ctrl-W the word before; Up/Down go through the lines you
-            typed (kept across launches unless the setting chatHistory is false), Ctrl-R searches them.
-            A paste is one question, newlines and all. A line of \(multiLineMark) starts a question of many lines
-            and another ends it. Start a line with // (or a space) to ask a question that begins with /.
-            Ctrl-C while an answer streams stops it and keeps the question as the chat's draft (press
-            Enter on an empty line to ask it again); Ctrl-C at the prompt clears the line.
-            """
+        let keys = TextWrap.wrapped(
+            "Keys: Left/Right, Home/End (Ctrl-A/Ctrl-E), Alt-B/Alt-F or Ctrl-Left/Right a word at a time, "
+                + "Ctrl-K/Ctrl-U delete to the end/start, Ctrl-W the word before; Up/Down go through the lines "
+                + "you typed (kept across launches unless the setting chatHistory is false), Ctrl-R searches "
+                + "them (Enter takes the line found, Escape or Ctrl-G leaves the search). A paste is one "
+                + "question, newlines and all. A line of \(multiLineMark) starts a question of many lines and "
+                + "another ends it. Start a line with // (or a space) to ask a question that begins with /. "
+                + "Ctrl-C while an answer streams stops it and keeps the question as the chat's draft (press "
+                + "Enter on an empty line to ask it again); Ctrl-C at the prompt clears the line.", width: width)
+        return rows.joined(separator: "\n") + "\n" + keys
     }
 
     private var prompt: String { console.inputIsTerminal ? "> " : "" }
     private var continuationPrompt: String { console.inputIsTerminal ? "… " : "" }
 
     /// A line about the chat, not part of an answer: on standard output for a person at
-    /// the terminal, on standard error when the input is a script.
+    /// the terminal (word-wrapped to its width), on standard error when the input is a script.
     private func say(_ text: String) {
         // Titles, ids and messages came from disk and from servers: neutralised.
         let text = TerminalText.neutralised(text)
-        if console.inputIsTerminal { console.out(text + "\n") } else { console.err(text + "\n") }
+        if console.inputIsTerminal { console.out(console.fitted(text) + "\n") } else { console.err(text + "\n") }
     }
 
     /// What a new chat opens with, including how to start, and the chat the user had open
@@ -97,7 +98,9 @@ struct InteractiveChat {
 
     private var engineName: String {
         guard let remote = engine as? RemoteEngine else { return "echo engine (offline)" }
-        return "remote engine: \(options.engine.model ?? remote.model) at \(remote.displayURL)"
+        let role = options.role.map { " · role \($0)" } ?? ""
+        return "remote engine: \(options.engine.model ?? remote.model) at \(remote.displayURL) "
+            + "(server \(remote.server.name))\(role)"
     }
 
     /// Reads and handles lines until end of input or `/quit`.
@@ -232,6 +235,16 @@ struct InteractiveChat {
             await chat.turnOption("/model", words.dropFirst().joined(separator: " "))
             return true
         },
+        SlashCommand(name: "/server", arguments: "[NAME]", summary: "show the servers, or ask NAME from now on") {
+            chat, words in
+            await chat.chooseServer(words.count > 1 ? words[1] : nil)
+            return true
+        },
+        SlashCommand(name: "/role", arguments: "[NAME]", summary: "show the roles, or ask in NAME from now on") {
+            chat, words in
+            await chat.chooseRole(words.count > 1 ? words[1] : nil)
+            return true
+        },
         SlashCommand(
             name: "/system", arguments: "[TEXT]",
             summary: "show the system prompt, or give this chat its own from the next question"
@@ -240,7 +253,7 @@ struct InteractiveChat {
             return true
         },
         SlashCommand(name: "/help", summary: "list these commands") { chat, _ in
-            chat.say(InteractiveChat.commandsHelp)
+            chat.say(InteractiveChat.commandsHelp(width: chat.console.columns ?? 80))
             return true
         },
         SlashCommand(name: "/quit", aliases: ["/exit"], summary: "quit (or Ctrl-D)") { _, _ in false },
@@ -252,10 +265,19 @@ struct InteractiveChat {
         guard let name = words.first,
             let command = Self.slashCommands.first(where: { $0.name == name || $0.aliases.contains(name) })
         else {
-            say("Unknown command \(words.first ?? text); /help lists them.")
+            say(Self.unknownCommand(words.first ?? text))
             return true
         }
         return await command.run(&self, words)
+    }
+
+    /// What is said of a line that starts with an unknown command `name`: where the name
+    /// looks like a path (a `/` after its first character: `/etc/hosts:`), how to ask a
+    /// question that starts with one.
+    static func unknownCommand(_ name: String) -> String {
+        guard name.dropFirst().contains("/") else { return "Unknown command \(name); /help lists them." }
+        return "Unknown command \(name); to ask a question that starts with a path, begin the line with // "
+            + "(/\(name) …) or a space. /help lists the commands."
     }
 
     /// Switches to the chat `typed` names (its id, or a unique start of it) and shows where it stands; `false`, changing nothing, when
@@ -275,15 +297,38 @@ struct InteractiveChat {
         draft = waiting
         let messages = chat?.messages ?? []
         say("keep · \(engineName) · chat \(id): \(chat?.title ?? "new") (\(Plural.of(messages.count, "message")))")
-        if let question = messages.last(where: { $0.role == .user }),
-            let answer = messages.last(where: { $0.role == .assistant })
-        {
-            say("> \(question.text)\n\(answer.text)")
-        }
+        showEarlierTurns(messages, of: id)
         if let waiting {
             say("Unanswered question: \(StorageError.quoted(waiting)). Press Enter to ask it again, or type another.")
         }
         return true
+    }
+
+    /// How many of a reopened chat's last turns are shown.
+    static let turnsShownOnOpen = 3
+
+    /// The last turns of the chat `id` reopened: on a terminal, as the answers showed
+    /// (``Transcript``), with a line saying how many earlier messages are not shown; to a
+    /// script, the last question and answer, neutralised, on standard error.
+    private func showEarlierTurns(_ messages: [ChatMessage], of id: String) {
+        let turns = messages.filter { $0.role != .system }
+        guard console.inputIsTerminal && console.outputIsTerminal else {
+            if let question = turns.last(where: { $0.role == .user }),
+                let answer = turns.last(where: { $0.role == .assistant })
+            {
+                say("> \(question.text)\n\(answer.text)")
+            }
+            return
+        }
+        let shown = turns.suffix(2 * Self.turnsShownOnOpen)
+        if shown.count < turns.count {
+            say(
+                "(\(Plural.of(turns.count - shown.count, "earlier message")) not shown: keep chats show \(id) "
+                    + "prints them all)")
+        }
+        let mode = AnswerPrinter.Mode.choose(
+            outputIsTerminal: true, noColor: console.noColor, raw: raw, width: console.columns)
+        console.out(Transcript.text(of: shown.drop(while: { $0.role != .user }), mode: mode) + "\n")
     }
 
     private func listChats() async {
@@ -322,11 +367,21 @@ struct InteractiveChat {
         }
         current = await session.id
         draft = nil
+        // Keys typed while the answer streams are not echoed into it; they wait for the prompt.
+        let quiet = console.inputIsTerminal && console.outputIsTerminal ? QuietTerminal() : nil
+        defer { quiet?.restore() }
         let printer = AnswerPrinter(console, raw: raw)
         printer.waiting()
         let options = options
+        let console = console
         let answering = Task { () async throws(TurnError) -> Chat in
-            try await runner.answer(question, in: session, options: options) { printer.print($0) }
+            try await runner.answer(
+                question, in: session, options: options,
+                leftOut: { count in
+                    printer.finishLine()
+                    console.note(TurnFlags.leftOutLine(count))
+                }
+            ) { printer.print($0) }
         }
         interrupts.onInterrupt { answering.cancel() }
         let result = await answering.result
@@ -358,6 +413,13 @@ struct InteractiveChat {
                 say("Model: \(options.engine.model ?? setting ?? "none (the echo engine has no models)")")
                 return
             }
+            // An alias or SERVER/MODEL moves to that server too.
+            if let book, let choice = try? book.choose(server: nil, model: value, role: nil), choice.named {
+                guard await switchServer(choice) else { return }
+                options.engine.model = choice.model
+                say("The next questions ask \(engineName).")
+                return
+            }
             options.engine.model = value
             say("The next questions ask the model \(TerminalText.neutralised(value)).")
             return
@@ -371,5 +433,84 @@ struct InteractiveChat {
         }
         options.system = value
         say("The next questions are asked with that system prompt; it is kept as the chat's own.")
+    }
+
+    /// `/server`: with `name`, asks that server from now on (its own model); without, lists
+    /// the servers, the one asked marked.
+    private mutating func chooseServer(_ name: String?) async {
+        guard let book else {
+            say("No servers to choose from.")
+            return
+        }
+        guard let name else {
+            let asked = (engine as? RemoteEngine)?.server.name
+            for server in book.servers {
+                say(
+                    "\(server.name == asked ? "*" : " ") \(server.name)  \(server.wire.rawValue)  \(server.model)  \(server.url)"
+                )
+            }
+            return
+        }
+        let choice: TurnChoice
+        do {
+            choice = try book.choose(server: name, model: nil, role: nil)
+        } catch {
+            console.error(error.message)
+            return
+        }
+        guard await switchServer(choice) else { return }
+        options.engine.model = nil
+        say("The next questions ask \(engineName).")
+    }
+
+    /// `/role`: with `name`, asks in that role from now on (its system prompt, kept as the
+    /// chat's own, and its model and temperature when it has them); without, lists the roles.
+    private mutating func chooseRole(_ name: String?) async {
+        guard let book else {
+            say("No roles to choose from.")
+            return
+        }
+        guard let name else {
+            let roles = book.profiles.roles
+            if roles.isEmpty { say("No roles yet: keep roles add NAME --system TEXT makes one.") }
+            for role in roles {
+                say("\(role.name == options.role ? "*" : " ") \(role.name)  \(role.system)")
+            }
+            return
+        }
+        let choice: TurnChoice
+        do {
+            let asked = (engine as? RemoteEngine)?.server.name
+            choice = try book.choose(server: nil, model: nil, role: name)
+            if choice.named, choice.server.name != asked {
+                guard await switchServer(choice) else { return }
+            }
+        } catch {
+            console.error("\(error)")
+            return
+        }
+        guard let role = choice.role else { return }
+        options.role = role.name
+        options.system = role.system
+        if let model = choice.model { options.engine.model = model }
+        if let temperature = role.temperature { options.engine.temperature = temperature }
+        say(
+            "The next questions are asked in the role \(role.name) (\(engineName)); its system prompt is kept as the chat's own."
+        )
+    }
+
+    /// Moves the chat to `choice`'s server; `false`, saying why, when it cannot.
+    private mutating func switchServer(_ choice: TurnChoice) async -> Bool {
+        guard let switchTo else {
+            say("This chat cannot change servers.")
+            return false
+        }
+        do {
+            (engine, runner) = try await switchTo(choice)
+            return true
+        } catch {
+            console.error("\(error)")
+            return false
+        }
     }
 }

@@ -29,12 +29,12 @@ struct Invocation: Sendable {
         }
     }
 
-    /// The engine the settings choose for a turn. A remote engine using a key from the
+    /// The engine the settings choose for a turn (asking `choice`'s server). A remote engine using a key from the
     /// environment (no keyring answered) says so once, and why: that key is this run's only.
-    func engine(for core: AppCore) async throws(CommandFailure) -> any ChatEngine {
+    func engine(for core: AppCore, choice: TurnChoice? = nil) async throws(CommandFailure) -> any ChatEngine {
         let engine: any ChatEngine
         do {
-            engine = try await composition.engine(for: core)
+            engine = try await composition.engine(for: core, choice: choice)
         } catch {
             throw .because(error)
         }
@@ -43,7 +43,7 @@ struct Invocation: Sendable {
             console.warning(warning)
         }
         if let remote = engine as? RemoteEngine {
-            await warnIfKeyUnreadable(remote.keyRef, backend, needsKey: KeyringChecks.needsKey(core))
+            await warnIfKeyUnreadable(remote.keyRef, backend, needsKey: KeyringChecks.needsKey(url: remote.baseURL))
         }
         return engine
     }

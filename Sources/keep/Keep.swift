@@ -35,7 +35,10 @@ enum Keep {
         do {
             arguments = try command.arguments.parse(Array(rest))
         } catch {
-            return usageFailure(error.message, usage: usageLines(command), console)
+            // `keep --bogus`: no command was named, so the usage is keep's own, not `keep chat`'s.
+            let implicit = rest.count == words.count
+            return usageFailure(
+                error.message, usage: implicit ? "\(usage)\n\(commandList)" : usageLines(command), console)
         }
         if arguments.help {
             console.out(command.helpText)

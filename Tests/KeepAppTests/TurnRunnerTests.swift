@@ -52,6 +52,30 @@ struct TurnRunnerTests {
         #expect(try await failing.chats.draft(for: id) == "second")
     }
 
+    @Test(
+        "a new chat's question that an unanswered new chat already holds goes to that chat; another question, or a chat with turns, does not"
+    )
+    func failedNewChatIsReused() async throws {
+        let directory = try TemporaryDirectory()
+        let failing = try runner(.fail(EngineError(.http, status: 500, "down")), in: directory)
+        let first = try await failing.begin("the same question", in: nil)
+        let id = await first.id
+        _ = try? await failing.answer("the same question", in: first) { _ in }
+        #expect(try await failing.begin("the same question", in: nil).id == id, "asked again: the same chat")
+        #expect(try await failing.chats.draftIds() == [id])
+
+        let other = try await failing.begin("a different question", in: nil).id
+        #expect(other != id, "a different question is a new chat of its own")
+
+        // A chat with turns whose draft is that question is not a new chat: it is never taken.
+        let answering = try runner(.answer(["yes"]), in: directory)
+        let answered = try await answering.begin("asked", in: nil)
+        _ = try await answering.answer("asked", in: answered) { _ in }
+        let answeredId = await answered.id
+        _ = try await failing.begin("the question of a chat with turns", in: answeredId)
+        #expect(try await failing.begin("the question of a chat with turns", in: nil).id != answeredId)
+    }
+
     @Test("asking in a chat that does not exist is refused, and creates nothing")
     func noSuchChat() async throws {
         let directory = try TemporaryDirectory()

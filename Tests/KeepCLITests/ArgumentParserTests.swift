@@ -71,3 +71,20 @@ struct ArgumentParserTests {
         #expect(parsed.value("--json") == nil)
     }
 }
+
+/// Options given more than once.
+@Suite("Repeatable options")
+struct RepeatableOptionTests {
+    @Test("a repeatable option keeps each value in order; any other given twice is refused")
+    func repeatable() throws {
+        let parser = ArgumentParser(
+            options: [
+                ArgumentParser.Option("--file", "-f", value: "PATH", repeatable: true),
+                ArgumentParser.Option("--chat", value: "ID"),
+            ], rest: "TEXT")
+        let parsed = try parser.parse(["-f", "a", "--file=b", "hi"])
+        #expect(parsed.values("--file") == ["a", "b"])
+        #expect(parsed.positionals == ["hi"])
+        #expect(throws: UsageError.self) { try parser.parse(["--chat", "a", "--chat", "b"]) }
+    }
+}

@@ -66,6 +66,20 @@ struct AnswerDisplayTests {
         #expect(!screen.contains("\u{9B}"))
     }
 
+    @Test("on a terminal a Markdown table is laid out in columns and a *** rule drawn; the stored answer is raw")
+    func tablesAndRules() async throws {
+        let table = ["| Key | Does |\n|---|---|\n| Ctrl-R | searches |\n", "| Ctrl-C | stops |\n", "***\nend\n"]
+        let (screen, stored) = try await shown(answer: table)
+        #expect(stored == ["the question", table.joined()])
+        #expect(
+            screen.contains("\(Self.esc)[1mKey\(Self.esc)[0m    \(Self.esc)[2m│\(Self.esc)[0m"),
+            "\(screen.debugDescription)")
+        #expect(screen.contains("Ctrl-R \(Self.esc)[2m│\(Self.esc)[0m searches"))
+        #expect(screen.contains("───────┼─"), "the header's rule")
+        #expect(screen.contains(String(repeating: "─", count: 80)), "the *** rule, across the width")
+        #expect(!screen.contains("|---|") && !screen.contains("***"), "\(screen.debugDescription)")
+    }
+
     @Test("to a pipe the answer is the server's text exactly, with no indicator and no styles")
     func rawToAPipe() async throws {
         let pieces = Self.markdown + ["\(Self.esc)[2J"]

@@ -54,10 +54,10 @@ struct CommandLineTests {
         "a command line that does not fit is a usage error: one line, the usage, exit 2",
         arguments: [
             (["frobnicate"], "keep: unknown command \"frobnicate\"", "usage: keep [COMMAND] [ARGS...]"),
-            (["--colour"], "keep: unknown option --colour", "usage: keep chat ["),
+            (["--colour"], "keep: unknown option --colour", "usage: keep [COMMAND] [ARGS...]"),
             (["chats", "--all"], "keep: unknown option --all", "usage: keep chats [--json]"),
             (["chats", "show"], "keep: missing ID", "usage: keep chats show [--json] ID"),
-            (["chats", "rm", "a", "b"], "keep: unexpected argument \"b\"", "usage: keep chats rm ID"),
+            (["chats", "show", "a", "b"], "keep: unexpected argument \"b\"", "usage: keep chats show"),
             (["ask", "--chat"], "keep: --chat needs a value (ID)", "usage: keep ask [--chat ID] [-c] "),
             (["ask", "--chat", "x", "-c", "hi"], "keep: give --chat ID or -c, not both", "usage: keep ask"),
             (["ask", "--colour=1", "hi"], "keep: unknown option --colour", "usage: keep ask"),

@@ -27,7 +27,7 @@ struct InteractiveChatTests {
 
         mark = chat.output.count
         chat.write("/help\r")
-        #expect(await chat.output.wait(for: "/open ID   switch to the chat ID", after: mark))
+        #expect(await chat.output.wait(for: "/open ID        switch to the chat ID", after: mark))
 
         chat.write(Self.ctrlD)
         #expect(await chat.exit() == .exited(0))

@@ -119,14 +119,24 @@ struct KeyringTests {
         #expect(status.stdout.hasPrefix("custom/\"\(account)\"  not set\n"), "\(status)")
     }
 
-    @Test("keep settings and keep doctor tell the truth about the OS keyring, and doctor exits 0 when all is well")
+    @Test(
+        "keep settings, keep key status and keep doctor tell the truth about the OS keyring with no warning when all is well"
+    )
     func honestProtection() async throws {
         let sandbox = try Sandbox(keyring: true)
         _ = try await sandbox.ask("hello")
         let settings = try await sandbox.run("settings")
-        #expect(settings.stdout.contains("Keys are kept in: Secret Service (OS keyring)"))
-        #expect(settings.stderr.contains("keep: warning: keys are in the OS keyring"), "\(settings)")
-        #expect(settings.stderr.contains("not hardware-backed"))
+        #expect(settings.stdout.contains("Keys are kept in: Secret Service (OS keyring); encrypted at rest"))
+        #expect(settings.stdout.contains("not hardware-backed"), "\(settings)")
+        #expect(settings.stderr.isEmpty, "nothing needs the user, so nothing warns: \(settings)")
+        for command in [["settings"], ["key", "status"]] {
+            let shown = try await sandbox.runOnTerminal(command)
+            #expect(shown.status == .exited(0), "\(command): \(shown.screen)")
+            #expect(!shown.screen.contains("warning"), "\(command): \(shown.screen)")
+        }
+        let json = try await sandbox.run("settings", "--json")
+        #expect(json.stdout.contains("\"note\" : \"encrypted at rest"), "\(json)")
+        #expect(!json.stdout.contains("\"warning\""), "\(json)")
 
         let doctor = try await sandbox.run("doctor")
         #expect(doctor.status == .exited(0), "\(doctor)")

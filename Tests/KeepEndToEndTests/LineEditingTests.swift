@@ -66,6 +66,21 @@ struct LineEditingTests {
             ("Ctrl-K deletes to the end", "kept gone" + String(repeating: left, count: 5) + "\u{0B}\r", "kept"),
             ("Delete deletes under the cursor", "abcd" + left + left + "\u{1B}[3~\r", "abd"),
             ("UTF-8 text, moved through by character", "日本語" + left + left + "X\r", "日X本語"),
+            (
+                "a combining accent joins its letter (composed, as libedit can show it), and Left passes both",
+                "cafe\u{301}" + left + "X\r", "cafX\u{E9}"
+            ),
+            ("Backspace deletes a letter with a mark that has no composed form whole", "aq\u{301}\u{7F}b\r", "ab"),
+            ("Backspace deletes a flag, two code points, whole", "x\u{1F1EB}\u{1F1F7}\u{7F}y\r", "xy"),
+            (
+                "Delete deletes an emoji with its skin tone whole",
+                "a\u{1F44D}\u{1F3FD}b" + left + left + "\u{1B}[3~\r",
+                "ab"
+            ),
+            (
+                "Right passes a whole character too", "e\u{301}\u{1F1EB}\u{1F1F7}\u{01}\u{1B}[C\u{1B}[CX\r",
+                "\u{E9}\u{1F1EB}\u{1F1F7}X"
+            ),
             ("an unknown key's sequence is dropped whole", "ab\u{1B}[15~\u{1B}OPc\r", "abc"),
         ])
     func editingKeys(_ name: String, _ keys: String, _ stored: String) async throws {

@@ -160,4 +160,17 @@ struct DoctorTests {
         #expect(!DoctorReport(dataRoot: "/r", checks: [.init("a", .ok, ""), .init("b", .note, "")]).needsUser)
         #expect(DoctorReport(dataRoot: "/r", checks: [.init("a", .ok, ""), .init("b", .problem, "")]).needsUser)
     }
+
+    @Test(
+        "an exported answer's headings sit one level under the chat's title; a # line in a code block is left as it is",
+        arguments: [
+            ("# Intro\ntext\n## Part", "## Intro\ntext\n### Part"),
+            ("###### deepest", "###### deepest"),
+            ("#hashtag and # not at the start", "#hashtag and # not at the start"),
+            ("```sh\n# a comment\n```\n# After", "```sh\n# a comment\n```\n## After"),
+            ("~~~\n```\n# still code\n~~~\n# out", "~~~\n```\n# still code\n~~~\n## out"),
+        ])
+    func exportDemotesHeadings(_ answer: String, _ exported: String) {
+        #expect(ChatMarkdown.demotingHeadings(answer) == exported)
+    }
 }

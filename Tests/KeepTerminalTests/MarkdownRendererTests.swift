@@ -62,6 +62,24 @@ struct MarkdownRendererTests {
         ("an unclosed marker ends with its line", "**open\nnext\n", "\(reset)\(bold)open\(reset)\nnext\n"),
         ("no trailing newline", "last words", "last words"),
         (
+            "a rule of ***, --- or ___ is a dim line across the width",
+            "above\n***\n- - -\n___\nbelow\n",
+            "above\n" + String(repeating: "\(dim)\(String(repeating: "─", count: 80))\(reset)\n", count: 3) + "below\n"
+        ),
+        ("a list item still starts with - and a space", "- - x\n", "• - x\n"),
+        (
+            "a table is laid out in columns, the header bold, aligned as its delimiter row says",
+            "| Name | Size |\n|:-----|-----:|\n| a | 1 |\n| **big** | 1000 |\nafter\n",
+            "\(bold)Name\(reset) \(dim)│\(reset) \(bold)Size\(reset)\n"
+                + "\(dim)\(String(repeating: "─", count: 4))─┼─\(String(repeating: "─", count: 4))\(reset)\n"
+                + "a    \(dim)│\(reset)    1\n"
+                + "\(reset)\(bold)big\(reset)  \(dim)│\(reset) 1000\n" + "after\n"
+        ),
+        (
+            "a | line without a delimiter row under it is text",
+            "| not | a table |\nplain\n", "| not | a table |\nplain\n"
+        ),
+        (
             "escape codes from the server are neutralised first",
             "**\(esc)[2J** \(esc)]0;t\u{07}\n",
             "\(reset)\(bold)^[[2J\(reset) ^[]0;t^G\n"
@@ -114,5 +132,29 @@ struct MarkdownRendererTests {
         #expect(renderer.feed("wor") == "")
         #expect(renderer.feed("ds ") == " words")
         #expect(renderer.finish() == "")
+    }
+
+    @Test("a table too wide for the screen narrows its widest column and wraps its cells within it")
+    func wideTable() {
+        let answer =
+            "| Option | What it does |\n|---|---|\n| -m | " + String(repeating: "chooses the model ", count: 4) + "|\n"
+        let shown = Self.render(answer, width: 40)
+        let lines = shown.split(separator: "\n").map { MarkdownRenderer.visibleWidth(String($0)) }
+        #expect(lines.count > 3, "the long cell wrapped: \(shown.debugDescription)")
+        #expect(lines.allSatisfy { $0 <= 40 }, "\(shown.debugDescription)")
+        #expect(shown.contains("-m     \(Self.dim)│\(Self.reset) chooses the model"), "\(shown.debugDescription)")
+    }
+
+    @Test("resize(to:) wraps the lines after the one being printed at the new width, and changes nothing printed")
+    func resize() {
+        var renderer = MarkdownRenderer(width: 80)
+        let words = "one two three four five six seven eight nine ten eleven twelve thirteen"
+        var out = renderer.feed(words + " ")
+        renderer.resize(to: 30)
+        out += renderer.feed("fourteen\n" + words + "\n")
+        out += renderer.finish()
+        let lines = out.split(separator: "\n")
+        #expect(lines.first == Substring(words + " fourteen"), "the line being printed keeps its width")
+        #expect(lines.dropFirst().allSatisfy { $0.count <= 30 } && lines.count > 2, "\(out.debugDescription)")
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import KeepCore
 import KeepEngines
 import KeepKeptData
@@ -32,6 +33,7 @@ package actor Composition {
     private var probe: Task<SecretsBackend, Never>?
     private var booted: BootResult?
     private var keptOpening: Task<Result<KeptData, KeptError>, Never>?
+    private var book: ServerBook?
 
     /// The root for `environment`; `warn` receives warnings to show (one line each), such
     /// as a migration that did not finish.
@@ -115,12 +117,52 @@ package actor Composition {
     }
 
     /// The engine `core` starts on (its `engineId` setting, else the default), set up from
-    /// its settings.
-    package func engine(for core: AppCore) async throws(EngineError) -> any ChatEngine {
+    /// its settings; a remote one asks `choice`'s server (the default server when not given),
+    /// and a choice that names a server is answered by one whatever `engineId` says.
+    package func engine(for core: AppCore, choice: TurnChoice? = nil) async throws(EngineError) -> any ChatEngine {
         let backend = await secrets()
+        let id = choice?.named == true ? RemoteEngine.engineId : core.engineId
+        var server = choice?.server
+        if server == nil, id == RemoteEngine.engineId { server = await serverBook(core).defaultServer }
         return try Platform.engineFor(
-            core.engineId, settings: core.settings, secrets: backend.secrets,
-            keyringUnavailable: backend.keyringUnavailable)
+            id, settings: core.settings, secrets: backend.secrets, keyringUnavailable: backend.keyringUnavailable,
+            server: server)
+    }
+
+    /// The servers, aliases and roles, read once per run after carrying the old server
+    /// settings into the servers file (once ever, ``ProfilesStore/migrate(carrying:finished:)``),
+    /// under the store's lock. A failure is passed to `warn` and leaves this run on what
+    /// could be read (the old settings standing in for the server `default`); the next
+    /// launch tries again.
+    package func serverBook(_ core: AppCore) async -> ServerBook {
+        if let book { return book }
+        var profiles = Profiles()
+        let carried =
+            (try? SettingRegistry.carriedServer(core.settings))
+            ?? ServerProfile(name: Profiles.defaultName, url: SettingRegistry.baseUrl.defaultValue.string ?? "")
+        do {
+            let store = ProfilesStore(storage: try storage())
+            let held = try await storeLock().acquire()
+            defer { held.release() }
+            do throws(ProfilesError) {
+                _ = try await store.migrate(carrying: carried, finished: UTCTime.text(Date()))
+            } catch {
+                warn(
+                    "warning: the server settings were not carried into the servers file (tried again next time): \(error)"
+                )
+            }
+            profiles = try await store.load()
+        } catch {
+            warn("warning: \(error)")
+        }
+        let made = ServerBook(profiles: profiles, carried: carried)
+        book = made
+        return made
+    }
+
+    /// Forgets the servers read this run, after a command changed the file.
+    package func serversChanged() {
+        book = nil
     }
 
     /// Kept data for this run, opened (and launched: migrations, retention, a key-loss

@@ -112,7 +112,8 @@ package enum Platform {
     /// `keyringUnavailable`, when no keyring answers this run, goes to the remote engine's
     /// advice for a server that wants a key (``RemoteEngine/keyUnreadable``).
     package static func engineFor(
-        _ id: String, settings: SettingsStore, secrets: any SecretsPort, keyringUnavailable: SecretsError? = nil
+        _ id: String, settings: SettingsStore, secrets: any SecretsPort, keyringUnavailable: SecretsError? = nil,
+        server: ServerProfile? = nil
     ) throws(EngineError) -> any ChatEngine {
         guard let kind = EngineCatalog.kind(id) else {
             throw EngineError(
@@ -120,7 +121,19 @@ package enum Platform {
                 "there is no engine called \(StorageError.quoted(id)); the engines are "
                     + EngineCatalog.all.map(\.id).joined(separator: ", "))
         }
+        let asked: ServerProfile
+        if let server { asked = server } else { asked = try carriedServer(settings) }
         return try kind.make(
-            EngineKind.Setup(settings: settings, secrets: secrets, keyringUnavailable: keyringUnavailable))
+            EngineKind.Setup(
+                settings: settings, secrets: secrets, keyringUnavailable: keyringUnavailable, server: asked))
+    }
+
+    /// The server the old settings describe, when no other is given (``SettingRegistry/carriedServer(_:)``).
+    private static func carriedServer(_ settings: SettingsStore) throws(EngineError) -> ServerProfile {
+        do {
+            return try SettingRegistry.carriedServer(settings)
+        } catch {
+            throw EngineError(.configuration, error.description)
+        }
     }
 }

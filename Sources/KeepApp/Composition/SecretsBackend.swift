@@ -60,18 +60,26 @@ package struct SecretsBackend: Sendable {
         }
     }
 
-    /// The honest warning for this backend; `nil` only for a hardware-backed keychain.
+    /// What the keys' protection is, said plainly beside where they are kept (not a
+    /// warning: nothing needs doing): for the OS keyring, that it is not hardware-backed;
+    /// `nil` for the other backends, whose ``warning`` says it.
+    package var protectionNote: String? {
+        guard protection == .osKeyring, keyringRefusal == nil else { return nil }
+        return "encrypted at rest by your login password and open to your own programs while you are logged in; "
+            + "not hardware-backed"
+    }
+
+    /// The warning for this backend when something needs the user: a keyring that refuses
+    /// (locked), or none at all (keys in process memory); `nil` when the keys are kept as
+    /// they should be (the OS keyring's honest limits are its ``protectionNote``).
     package var warning: String? {
         switch protection {
         case .hardware:
             return nil
         case .osKeyring:
-            if let keyringRefusal {
-                return "the keyring cannot be used now: \(keyringRefusal). No key can be read or stored until it "
-                    + "can, and keep takes none from anywhere else meanwhile"
-            }
-            return "keys are in the OS keyring: encrypted at rest by your login password and open to your own "
-                + "programs while you are logged in; not hardware-backed"
+            guard let keyringRefusal else { return nil }
+            return "the keyring cannot be used now: \(keyringRefusal). No key can be read or stored until it "
+                + "can, and keep takes none from anywhere else meanwhile"
         case .processMemory:
             let seeded =
                 environmentKeys.isEmpty

@@ -14,6 +14,10 @@ package struct TurnOptions: Sendable, Equatable {
     package var system: String?
     /// The `system` setting: for a chat with no system prompt of its own.
     package var defaultSystem: String?
+    /// The images joined to this question (`-a`), sent with it.
+    package var attachments: [Attachment] = []
+    /// The role asked in (`-r`, `/role`), when one is.
+    package var role: String?
 
     /// The options of a turn; with none given, the engine's settings and the chat's own
     /// system prompt apply.

@@ -10,12 +10,12 @@ import KeepPorts
 /// A turn has two steps. ``begin(_:in:)`` keeps the question as the chat's draft, so a
 /// crash, a kill or a failed answer leaves it to be offered again; for a new chat it also
 /// claims the id, under the ``StoreLock``, so ids are unique across processes (the draft is
-/// the claim). ``answer(_:in:options:receive:)`` asks the engine with the lock *not* held,
+/// the claim). ``answer(_:in:options:leftOut:receive:)`` asks the engine with the lock *not* held,
 /// then takes the lock, reads the chat afresh, appends the question and the answer in one
 /// write, and clears the draft: two processes answering in the same chat each add their
 /// turn, and neither loses the other's. A chat removed meanwhile (neither the chat nor its
-/// draft is there any more) stays removed: the turn is not kept. The chat answered last is found in the chat index
-/// (``mostRecentChatId()``), so a turn keeps no hint of its own and flushes nothing for it.
+/// draft is there any more) stays removed: the turn is not kept. The chat answered last is
+/// found in the chat index (``mostRecentChatId()``), so a turn keeps no hint of its own and flushes nothing for it.
 ///
 /// A turn's flushes, each for what a power cut would lose without it: the draft's file and
 /// directory (the question typed), the chat's file and directory (the recorded turn), and
@@ -47,6 +47,10 @@ package struct TurnRunner: Sendable {
     /// Keeps `question` as the draft of the chat `id`, or of a new chat when `id` is
     /// `nil`, and answers the session on it.
     ///
+    /// A new chat whose first answer never came is its draft alone; the same question asked
+    /// again in a new chat goes to that chat (``unansweredNewChat(asking:)``), so failed
+    /// first asks never pile up as new chats, one per try.
+    ///
     /// Throws ``TurnError/noSuchChat(_:)`` when there is neither a chat nor a draft with
     /// that id; ``TurnError/chats(_:)`` (the chat is unreadable, or the store failed),
     /// ``TurnError/draftNotKept(_:chatId:)`` and ``TurnError/lock(_:)`` when nothing could
@@ -55,6 +59,11 @@ package struct TurnRunner: Sendable {
         guard let id else {
             let held = try await acquire()
             defer { held.release() }
+            let waiting = try await chatsCall { () async throws(ChatError) -> ChatSession? in
+                guard let waiting = try await unansweredNewChat(asking: question) else { return nil }
+                return try await ChatSession.open(waiting, repository: chats, now: now)
+            }
+            if let waiting { return waiting }
             let session = try await chatsCall { () async throws(ChatError) in
                 try await ChatSession.start(repository: chats, now: now)
             }
@@ -83,18 +92,25 @@ package struct TurnRunner: Sendable {
     /// ``TurnError/chatRemoved(chatId:)``, writing nothing, when the chat and its draft were
     /// removed while the engine answered: a removed chat is never made again by a late turn
     /// (`receive` has had the whole answer by then, for the caller to show).
+    ///
+    /// A conversation that would pass the engine's context budget is sent without its oldest
+    /// turns (``ContextBudget``; the chat keeps them all), and `leftOut` is told how many, before
+    /// anything is sent.
     package func answer(
         _ question: String, in session: ChatSession, options: TurnOptions = TurnOptions(),
-        receive: @escaping @Sendable (String) -> Void
+        leftOut: @Sendable (Int) -> Void = { _ in }, receive: @escaping @Sendable (String) -> Void
     ) async throws(TurnError) -> Chat {
         let id = await session.id
         let chat = await session.chat
         let system = options.systemPrompt(for: chat).map { [ChatMessage(role: .system, text: $0, time: now())] }
+        let asked = ChatMessage(role: .user, text: question, time: now(), attachments: options.attachments)
+        let fitted = ContextBudget.fit(
+            (system ?? []) + chat.messages + [asked], budget: engine.contextBudget,
+            reserve: options.engine.maxTokens ?? 0)
+        if fitted.leftOut > 0 { leftOut(fitted.leftOut) }
         let reply: EngineReply
         do {
-            reply = try await engine.answer(
-                to: (system ?? []) + chat.messages + [ChatMessage(role: .user, text: question, time: now())],
-                options: options.engine, receive: receive)
+            reply = try await engine.answer(to: fitted.messages, options: options.engine, receive: receive)
         } catch {
             throw .engine(error, chatId: id)
         }
@@ -120,7 +136,8 @@ package struct TurnRunner: Sendable {
         do {
             _ = try await current.recordTurn(
                 question: question, answer: reply.text, engine: engine.id, model: reply.model, server: reply.server,
-                usage: reply.usage, system: options.system)
+                usage: reply.usage, system: options.system, serverName: reply.serverName,
+                attachments: options.attachments, role: options.role)
         } catch {
             throw .notRecorded(error, chatId: id)
         }
@@ -151,6 +168,22 @@ package struct TurnRunner: Sendable {
             "\(listing.unreadable.count == 1 ? "chat" : "chats") \(names) cannot be read, and may be the one "
                 + "answered last; continuing chat \(StorageError.quoted(recent)) instead"
         )
+    }
+
+    /// The id of a new chat that is only its draft, and whose draft is `question`: a first
+    /// ask that failed, asked again. The newest, when several are (left by a build that
+    /// piled them up). The caller holds the lock.
+    private func unansweredNewChat(asking question: String) async throws(ChatError) -> String? {
+        for id in try await chats.draftIds().sorted(by: >) {
+            // An unreadable draft is its own problem: it is not this question.
+            guard (try? await chats.draft(for: id)) == question else { continue }
+            do {
+                if try await chats.read(id) == nil { return id }
+            } catch .unreadable {
+                continue  // a chat is there, though it cannot be read: not a new chat
+            }
+        }
+        return nil
     }
 
     private func acquire() async throws(TurnError) -> StoreLock.Held {

@@ -3,7 +3,7 @@ import KeepEngines
 import KeepPorts
 
 /// Every engine `keep` can answer with: the one table a new engine is added to. The
-/// `engineId` setting's allowed values, default and help, ``Platform/engineFor(_:settings:secrets:keyringUnavailable:)``
+/// `engineId` setting's allowed values, default and help, ``Platform/engineFor(_:settings:secrets:keyringUnavailable:server:)``
 /// and the engine check of `keep doctor` all come from it.
 package enum EngineCatalog {
     /// The offline engine, and the one a fresh install starts on.
@@ -11,9 +11,10 @@ package enum EngineCatalog {
         EchoEngine()
     }
 
-    /// An OpenAI-compatible server, whose key is read per request.
+    /// A server (OpenAI-compatible, Anthropic or Gemini), whose key is read per request.
     package static let remote = EngineKind(
-        id: RemoteEngine.engineId, summary: "an OpenAI-compatible server", needs: [.server, .key], make: makeRemote)
+        id: RemoteEngine.engineId, summary: "a server: keep servers lists them", needs: [.server, .key],
+        make: makeRemote)
 
     /// Every engine, in the order the settings list them.
     package static let all = [echo, remote]
@@ -33,31 +34,22 @@ package enum EngineCatalog {
         return each.dropLast().joined(separator: ", ") + " or " + (each.last ?? "")
     }
 
-    /// ``RemoteEngine`` set up from the settings: the key read per request from the ref the
-    /// `keySlot` and `keyAccount` settings name, and why no keyring answers (when none does)
-    /// as its advice for a server that wants a key (``RemoteEngine/keyUnreadable``).
+    /// ``RemoteEngine`` for the setup's server: the key read per request from the ref the
+    /// server names, the temperature and the edge's limits from the settings, and why no
+    /// keyring answers (when none does) as its advice for a server that wants a key
+    /// (``RemoteEngine/keyUnreadable``).
     private static func makeRemote(_ setup: EngineKind.Setup) throws(EngineError) -> any ChatEngine {
         let settings = setup.settings
         let secrets = setup.secrets
-        let ref: SecretRef
-        do {
-            ref = try SettingRegistry.apiKeyRef(settings)
-        } catch {
-            throw EngineError(.configuration, error.description)
-        }
-        // Each value was checked against its setting's rule when it was loaded or set; one
-        // of the wrong kind all the same is reported, never replaced.
-        func value<T>(_ def: SettingDef, _ kind: (SettingValue) -> T?) throws(EngineError) -> T {
-            guard let value = settings.value(def.key).flatMap(kind) else {
-                throw EngineError(.configuration, "\(def.key) must be \(def.rule)")
-            }
-            return value
+        let server = setup.server
+        let ref = server.key
+        // Checked against its setting's rule when it was loaded or set; one of the wrong kind
+        // all the same is reported, never replaced.
+        guard let temperature = settings.value(SettingRegistry.temperature.key)?.number else {
+            throw EngineError(.configuration, "temperature must be \(SettingRegistry.temperature.rule)")
         }
         var engine = RemoteEngine(
-            baseURL: try value(SettingRegistry.baseUrl, \.string),
-            model: try value(SettingRegistry.model, \.string),
-            temperature: try value(SettingRegistry.temperature, \.number), keyRef: ref,
-            keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(settings),
+            server: server, temperature: temperature, keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(settings),
             answerLimit: SettingRegistry.answerLimitIn(settings)
         ) { () async throws(EngineError) in
             do throws(SettingsError) {

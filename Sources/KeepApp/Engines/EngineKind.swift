@@ -10,10 +10,10 @@ package struct EngineKind: Sendable {
         package let rawValue: Int
         package init(rawValue: Int) { self.rawValue = rawValue }
 
-        /// A server, at the `baseUrl` setting, asked for the `model` setting.
+        /// A server, from the servers file (the `default` one unless a question names another).
         package static let server = Needs(rawValue: 1 << 0)
-        /// An API key, in the keychain ref the `keySlot` and `keyAccount` settings name,
-        /// sent to a server that is not on this machine.
+        /// An API key, in the keychain ref the server names, sent to a server that is not on
+        /// this machine.
         package static let key = Needs(rawValue: 1 << 1)
     }
 
@@ -27,6 +27,8 @@ package struct EngineKind: Sendable {
         /// Why no keyring answers this run, or `nil` when one does: an engine names it
         /// rather than advising to store a key.
         package let keyringUnavailable: SecretsError?
+        /// The server a remote engine asks (``ServerBook``).
+        package let server: ServerProfile
     }
 
     /// The value of the `engineId` setting that chooses it, and what a chat records.

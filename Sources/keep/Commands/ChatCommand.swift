@@ -10,20 +10,38 @@ enum ChatCommand {
             Opens a new chat, or the chat ID (or the one chat whose id starts with ID). Type a question and
             press Enter; the answer prints as it streams, its Markdown rendered and wrapped to the terminal
             (--raw, or NO_COLOR, shows it as it came). Each completed question and answer is saved at once.
-            """ + "\n\n" + InteractiveChat.commandsHelp,
-        arguments: ArgumentParser(options: TurnFlags.all, optional: ["ID"]), run: run)
+            -c (also `keep -c`) continues the chat answered last. Example: keep chat -s claude -r coder
+            """ + "\n\n" + InteractiveChat.commandsHelp(),
+        arguments: ArgumentParser(options: [AskCommand.continueOption] + TurnFlags.all, optional: ["ID"]), run: run)
 
     static func run(_ invocation: Invocation) async throws {
         let core = try await invocation.core()
         let composition = invocation.composition
-        let engine = try await invocation.engine(for: core)
+        let book = await composition.serverBook(core)
+        let (options, choice) = try TurnFlags.turn(invocation.arguments, core: core, book: book)
+        let engine = try await invocation.engine(for: core, choice: choice)
         let runner = try await composition.turns(on: engine)
         var chat = InteractiveChat(
             console: invocation.console, runner: runner, engine: engine, history: try history(invocation, core),
             raw: invocation.arguments.has(TurnFlags.raw.name))
-        chat.options = try TurnFlags.options(invocation.arguments, settings: core.settings)
+        chat.options = options
+        chat.book = book
+        chat.switchTo = { choice in
+            let named = TurnChoice(server: choice.server, model: choice.model, role: choice.role, named: true)
+            let engine = try await invocation.engine(for: core, choice: named)
+            return (engine, try await composition.turns(on: engine))
+        }
         TurnFlags.warnIfIgnored(chat.options, engine: engine, console: invocation.console)
-        if let typed = invocation.positional(0) {
+        if invocation.arguments.has(AskCommand.continueOption.name), invocation.positional(0) != nil {
+            throw CommandFailure.usage("give a chat ID or -c, not both")
+        }
+        var typed = invocation.positional(0)
+        if invocation.arguments.has(AskCommand.continueOption.name) {
+            guard let recent = try await runner.chatToContinue() else { throw TurnError.noChatToContinue }
+            if let instead = recent.instead { invocation.console.warning(instead) }
+            typed = recent.id
+        }
+        if let typed {
             let id = try await invocation.chatId(typed)
             let opened: Bool
             do {

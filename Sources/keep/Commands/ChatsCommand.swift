@@ -41,8 +41,8 @@ enum ChatsCommand {
         run: showChat)
 
     static let remove = Command(
-        "rm", summary: "Remove a chat and its draft",
-        arguments: ArgumentParser(required: ["ID"]), run: removeChat)
+        "rm", summary: "Remove chats and their drafts",
+        arguments: ArgumentParser(required: ["ID"], rest: "ID"), run: removeChats)
 
     static let search = Command(
         "search", summary: "Find the chats whose messages contain TEXT (ignoring case), with the matching line",
@@ -114,7 +114,9 @@ enum ChatsCommand {
         } catch {
             throw CommandFailure.because(error)
         }
-        guard let chat = chat ?? draft.map({ _ in Chat(id: id, created: Date()) }) else {
+        // A new chat that is only its draft: begun when its id says (the draft keeps no time).
+        let begun = ChatIdTime.date(of: id) ?? Date()
+        guard let chat = chat ?? draft.map({ _ in Chat(id: id, created: begun) }) else {
             throw CommandFailure.failure("there is no chat \(StorageError.quoted(id)); `keep chats` lists them")
         }
         if invocation.json { return try invocation.printJSON(ChatReport(chat, draft: draft)) }
@@ -124,34 +126,73 @@ enum ChatsCommand {
                 + count(chat.messages.count, "message")
                 + (chat.messages.isEmpty ? "" : " · updated \(localTime(chat.updated))") + "\n")
         if let system = chat.system, !system.isEmpty { console.show("system prompt: \(quoted(system))\n") }
-        for message in chat.messages {
-            console.show(message.role == .user ? "\n> \(quoted(message.text))\n" : "\(message.text)\n")
-            if let origin = origin(of: message) { console.show("  (\(origin))\n") }
+        if console.outputIsTerminal {
+            // As the answers showed in the chat: rendered, keep's `> ` distinct from a quote.
+            let mode = AnswerPrinter.Mode.choose(
+                outputIsTerminal: true, noColor: console.noColor, raw: false, width: console.columns)
+            console.out(Transcript.text(of: chat.messages, mode: mode, note: origin(of:)))
+        } else {
+            for message in chat.messages {
+                console.show(message.role == .user ? "\n> \(quoted(message.text))\n" : "\(message.text)\n")
+                if let origin = origin(of: message) { console.show("  (\(origin))\n") }
+            }
         }
         if let draft {
-            console.show(
-                "\n> \(quoted(draft))\n(unanswered: open the chat with `keep chat \(Console.field(chat.id))` to ask again)\n"
+            let mode = AnswerPrinter.Mode.choose(
+                outputIsTerminal: console.outputIsTerminal, noColor: console.noColor, raw: false, width: console.columns
             )
+            console.out(
+                "\n"
+                    + (mode == .raw
+                        ? "> \(TerminalText.neutralised(quoted(draft)))\n" : Transcript.question(draft, mode: mode))
+                    + TerminalText.neutralised(
+                        "(unanswered: `keep ask --chat \(Console.field(chat.id))` asks it again, as does Enter in "
+                            + "`keep chat \(Console.field(chat.id))`)\n"
+                    ))
         }
     }
 
     // MARK: - Remove
 
-    static func removeChat(_ invocation: Invocation) async throws {
-        let id = try await invocation.chatId(invocation.positional(0) ?? "")
+    /// `keep chats rm ID...`: each chat named (an id or a unique start of one) removed with
+    /// its draft, under one hold of the store's lock. One that is not there, or cannot be
+    /// removed, is said on its own line and the others are removed all the same; the
+    /// command then exits 1.
+    static func removeChats(_ invocation: Invocation) async throws {
         let chats = ChatRepository(storage: try await storage(invocation))
         let held = try await invocation.composition.storeLock().acquire()
         defer { held.release() }
+        let console = invocation.console
+        var failed = false
+        for typed in invocation.arguments.positionals {
+            do {
+                let id = try await invocation.chatId(typed)
+                try await removeChat(id, chats, invocation)
+                console.show("Removed chat \(Console.field(id)).\n")
+            } catch {
+                guard case .failure(let message) = error else { throw error }
+                console.error(message)
+                failed = true
+            }
+        }
+        if failed { throw CommandFailure.silent }
+    }
+
+    /// Removes the chat `id` and its draft; a failure saying why when there is neither, or
+    /// they cannot be removed.
+    private static func removeChat(
+        _ id: String, _ chats: ChatRepository, _ invocation: Invocation
+    ) async throws(CommandFailure) {
         let existed: Bool
         let hadDraft: Bool
         do {
             hadDraft = try await chats.hasDraft(for: id)
             existed = try await chats.delete(id)
         } catch {
-            throw CommandFailure.failure("cannot remove chat \(StorageError.quoted(id)): \(error)")
+            throw .failure("cannot remove chat \(StorageError.quoted(id)): \(error)")
         }
         guard existed || hadDraft else {
-            throw CommandFailure.failure("there is no chat \(StorageError.quoted(id)); `keep chats` lists them")
+            throw .failure("there is no chat \(StorageError.quoted(id)); `keep chats` lists them")
         }
         // A removed chat is no longer the one to go back to.
         do {
@@ -159,7 +200,6 @@ enum ChatsCommand {
         } catch {
             invocation.console.warning("the last open chat is left as it is: \(error)")
         }
-        invocation.console.show("Removed chat \(Console.field(id)).\n")
     }
 
     // MARK: - Rename, export, import

@@ -15,8 +15,8 @@ enum EnginesCommand {
         "engines", summary: "Show the servers keep has read: kept readings at once, then the current one afresh",
         help: """
             Each server's newest model list and health are kept sealed in <data root>/kept.sqlite and shown at
-            once with their age; then the server in the baseUrl setting is read again (GET {baseUrl}/models, with
-            the remote engine's key when one is set). Choosing a model from a list waits for a fresh one.
+            once with their age; then the default server (keep servers) is read again (GET {url}/models, with
+            its key when one is set). Choosing a model from a list waits for a fresh one.
             """,
         arguments: ArgumentParser(options: [ChatsCommand.json]), subcommands: [use, forget, retention], run: list)
 
@@ -38,7 +38,7 @@ enum EnginesCommand {
     static func list(_ invocation: Invocation) async throws {
         let kept = try await keptData(invocation)
         let core = try await invocation.core()
-        let current = currentServer(core.settings, invocation)
+        let current = await currentServer(core, invocation)
         let engines = kept.engines
         var servers = (try? await engines.servers()) ?? []
         if let current, !servers.contains(current) { servers.insert(current, at: 0) }
@@ -80,7 +80,7 @@ enum EnginesCommand {
         let name = invocation.positional(0) ?? ""
         let kept = try await keptData(invocation)
         let core = try await invocation.core()
-        guard let server = currentServer(core.settings, invocation) else {
+        guard let server = await currentServer(core, invocation) else {
             throw CommandFailure.failure("the baseUrl setting names no server to choose a model from")
         }
         let readings = try await kept.engines.refresh(
@@ -94,9 +94,13 @@ enum EnginesCommand {
             throw CommandFailure.failure("\(error)\(now)")
         }
         let settings = core.settings
-        try await SettingsCommand.changing(settings, invocation) { () async throws(SettingsError) in
-            try await settings.set(SettingRegistry.model.key, .string(model))
+        let asked = await invocation.composition.serverBook(core).profiles.defaultServer
+        if asked == Profiles.defaultName {
+            try await SettingsCommand.changing(settings, invocation) { () async throws(SettingsError) in
+                try await settings.set(SettingRegistry.model.key, .string(model))
+            }
         }
+        try await ServersCommand.setModel(model, of: asked, invocation)
         var text = "The remote engine now asks \(server) for \(Console.field(model)).\n"
         if core.engineId != RemoteEngine.engineId {
             text += "(The engine in use is \(core.engineId): `keep settings set engineId remote` to use it.)\n"
@@ -173,23 +177,27 @@ enum EnginesCommand {
         return "cannot tell: \(why); what keep has kept is neither shown nor changed until it can be read\(fix)"
     }
 
-    /// The server the `baseUrl` setting names; a warning, and `nil`, when it names none.
-    static func currentServer(_ settings: SettingsStore, _ invocation: Invocation) -> ServerAddress? {
-        let text = settings.value(SettingRegistry.baseUrl.key)?.string ?? ""
+    /// The default server's address (`keep servers use`); a warning, and `nil`, when there
+    /// is no usable one.
+    static func currentServer(_ core: AppCore, _ invocation: Invocation) async -> ServerAddress? {
+        guard let server = await invocation.composition.serverBook(core).defaultServer else {
+            invocation.console.warning("there is no default server to read (keep servers)")
+            return nil
+        }
         do {
-            return try ServerAddress(text)
+            return try ServerAddress(server.url)
         } catch {
-            invocation.console.warning("the baseUrl setting is not read: \(error)")
+            invocation.console.warning("the server \(server.name) is not read: \(error)")
             return nil
         }
     }
 
-    /// The remote engine's key (the ref keySlot and keyAccount name), or `nil`; a
-    /// keychain that cannot be asked is a warning, and the server is read without a key.
+    /// The default server's key (the ref it names), or `nil`; a keychain that cannot be
+    /// asked is a warning, and the server is read without a key.
     static func key(_ core: AppCore, _ invocation: Invocation) async -> String? {
+        guard let ref = await invocation.composition.serverBook(core).defaultServer?.key else { return nil }
         do {
-            return try await SettingRegistry.apiKeyFor(
-                secrets: invocation.composition.secrets().secrets, settings: core.settings)
+            return try await readSecret(secrets: invocation.composition.secrets().secrets, ref: ref)
         } catch {
             invocation.console.warning("the server is read without a key: \(error)")
             return nil

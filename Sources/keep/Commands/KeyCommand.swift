@@ -92,7 +92,7 @@ enum KeyCommand {
         for (ref, presence) in presences {
             text += "\(ref.description.padding(toLength: width, withPad: " ", startingAt: 0))  \(presence.summary)\n"
         }
-        text += "Keys are kept in: \(backend.name)\n"
+        text += "Keys are kept in: \(backend.name)\(backend.protectionNote.map { "; \($0)" } ?? "")\n"
         invocation.console.show(text)
         if let warning = backend.warning { invocation.console.warning(warning) }
         // Cannot tell is not "not set": say why and how to fix it, and exit 1.

@@ -60,7 +60,7 @@ enum SettingsCommand {
                     ? "configured" : "not set (none is sent: fine for a local server)")
             text += "\nThe remote engine's key: \(ref) (keySlot, keyAccount): \(state)\n"
         }
-        text += "Keys are kept in: \(report.secrets.backend)\n"
+        text += "Keys are kept in: \(report.secrets.backend)\(report.secrets.note.map { "; \($0)" } ?? "")\n"
         if let kept = report.kept {
             text += "Kept data (readings, markers, preferences): \(kept.status)\n"
             if kept.kept, let retention = kept.retention {
@@ -118,6 +118,7 @@ enum SettingsCommand {
             try await settings.set(key, .string(value))
         }
         invocation.console.show("\(key) = \(settings.value(key)?.description ?? "")\n")
+        try await ServersCommand.follow(key, invocation)
     }
 
     static func unsetSetting(_ invocation: Invocation) async throws {
@@ -128,6 +129,7 @@ enum SettingsCommand {
         }
         let now = settings.value(key).map { " (\($0))" } ?? ""
         invocation.console.show("\(key) is back to its default\(now)\n")
+        try await ServersCommand.follow(key, invocation)
     }
 
     /// Runs `change` holding the store's lock, on the settings file as it is now (another

@@ -57,7 +57,7 @@ enum WhatsNewCommand {
     /// includes what it lists now; a server that cannot be read is a warning.
     private static func refreshCurrent(_ kept: KeptData, _ invocation: Invocation) async throws {
         let core = try await invocation.core()
-        guard let server = EnginesCommand.currentServer(core.settings, invocation),
+        guard let server = await EnginesCommand.currentServer(core, invocation),
             (try? await kept.engines.servers().contains(server)) == true
         else { return }
         let apiKey = await EnginesCommand.key(core, invocation)

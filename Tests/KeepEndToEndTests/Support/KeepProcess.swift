@@ -37,8 +37,11 @@ final class KeepProcess: Sendable {
     /// controlling terminal, when `terminal` is true. With a `launcher` (a program and its
     /// arguments, such as `nsenter --net=…`), that program is started with keep's path and
     /// arguments after its own, and is expected to exec keep.
+    /// On a terminal, `columns` (when given) is its width from the start, as a terminal
+    /// window would say (a new pseudo-terminal says 0 by 0: no width).
     init(
-        _ arguments: [String], environment: [String: String], terminal: Bool = false, launcher: [String] = []
+        _ arguments: [String], environment: [String: String], terminal: Bool = false, launcher: [String] = [],
+        columns: Int? = nil
     )
         throws
     {
@@ -67,6 +70,7 @@ final class KeepProcess: Sendable {
         if terminal {
             let (master, path) = try PseudoTerminal.open()
             parentEnds.append(master)
+            if let columns { try Self.setSize(master, columns: columns) }
             // A new session first (so the child has no controlling terminal), then opening
             // the terminal's other end makes it the controlling one: Ctrl-C on it is SIGINT.
             flags |= Int32(PseudoTerminal.spawnSetSID)
@@ -106,7 +110,9 @@ final class KeepProcess: Sendable {
         }
         let pid = child
         self.pid = pid
-        output = OutputBuffer(reading: outputEnd)
+        var idle: (@Sendable () -> Bool)?
+        if terminal { idle = { @Sendable in KeepProcess.isWaitingForKeys(pid) } }
+        output = OutputBuffer(reading: outputEnd, idle: idle)
         errors = errorEnd.map { OutputBuffer(reading: $0) }
         input = Mutex(inputEnd)
         Thread { [self] in
@@ -147,6 +153,46 @@ final class KeepProcess: Sendable {
             var settings = termios()
             guard let descriptor, tcgetattr(descriptor, &settings) == 0 else { return nil }
             return settings.c_lflag & tcflag_t(ECHO) != 0
+        }
+    }
+
+    /// Makes the terminal `columns` wide (24 rows), as a window resized: the kernel sends
+    /// keep `SIGWINCH`. Throws off a terminal, or when the terminal refuses.
+    func resize(columns: Int) throws {
+        try input.withLock { descriptor in
+            guard errors == nil, let descriptor else { throw SpawnFailure(what: "resize off a terminal", code: 0) }
+            try Self.setSize(descriptor, columns: columns)
+        }
+    }
+
+    private static func setSize(_ terminal: Int32, columns: Int) throws {
+        var size = winsize(ws_row: 24, ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        guard ioctl(terminal, UInt(TIOCSWINSZ), &size) == 0 else {
+            throw SpawnFailure(what: "ioctl TIOCSWINSZ", code: errno)
+        }
+    }
+
+    /// Whether a thread of the process `pid` is blocked reading its standard input (its
+    /// terminal): keep waits for keys, and prints nothing until it gets some. Read from
+    /// `/proc/PID/task/*/syscall`, which names the call a blocked thread is in and its
+    /// first argument, and says `running` of a thread that is not blocked (one a key
+    /// has just woken included). False where that cannot be read.
+    static func isWaitingForKeys(_ pid: pid_t) -> Bool {
+        #if arch(x86_64)
+            let readCall = "0"
+        #elseif arch(arm64)
+            let readCall = "63"
+        #else
+            return false
+        #endif
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else {
+            return false
+        }
+        return threads.contains { thread in
+            guard let line = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/syscall", encoding: .utf8)
+            else { return false }
+            let fields = line.split(separator: " ")
+            return fields.count > 1 && fields[0] == readCall && fields[1] == "0x0"
         }
     }
 

@@ -51,9 +51,23 @@ struct Sandbox {
         return variables.merging(extra) { _, added in added }
     }
 
-    /// Starts `keep arguments` in this sandbox.
-    func start(_ arguments: [String], terminal: Bool = false) throws -> KeepProcess {
-        try KeepProcess(arguments, environment: environment, terminal: terminal, launcher: launcher)
+    /// Starts `keep arguments` in this sandbox; on a terminal `columns` wide when given.
+    func start(_ arguments: [String], terminal: Bool = false, columns: Int? = nil) throws -> KeepProcess {
+        try KeepProcess(arguments, environment: environment, terminal: terminal, launcher: launcher, columns: columns)
+    }
+
+    /// Runs `keep arguments` to the end on a terminal `columns` wide (standard output and
+    /// error both on it), typing nothing; answers how it ended and what the terminal showed,
+    /// its line ends as keep wrote them (the terminal's CR taken out).
+    func runOnTerminal(_ arguments: String..., columns: Int = 80) async throws -> (status: ExitStatus, screen: String) {
+        try await runOnTerminal(arguments, columns: columns)
+    }
+
+    func runOnTerminal(_ arguments: [String], columns: Int = 80) async throws -> (status: ExitStatus, screen: String) {
+        let process = try start(arguments, terminal: true, columns: columns)
+        let status = await process.exit()
+        let screen = await process.output.waitForEnd()
+        return (status, screen.replacingOccurrences(of: "\r\n", with: "\n"))
     }
 
     /// Runs `keep arguments` to the end, with `input` on standard input.
