@@ -212,6 +212,7 @@ struct HostileTextTests {
             (["whatsnew"], false), (["whatsnew", "--json"], false), (["usage"], true), (["usage", "--json"], true),
             (["store", "ls", "chats"], true), (["store", "get", "chats", Self.hostileId], true),
             (["key", "status"], false),
+            (["servers"], true), (["servers", "--json"], true), (["roles"], false), (["aliases"], false),
             (["chats", "rename", "zz", "renamed"], true), (["chats", "rm", "zz"], true),
             (["bogus" + Self.hostile], true),
         ]
@@ -248,7 +249,7 @@ struct HostileTextTests {
             }
             return await chat.output.wait(for: "> ", after: mark)
         }
-        #expect(await shown(["answer ^[]52;", "<U+E007F>"], after: 0), "the chat and its turns")
+        #expect(await shown(["question", "answer", "<U+E007F>"], after: 0), "the chat and its turns")
         let steps = [
             ("/chats", ["title ^[]52;", "<U+E007F>"]), ("/system", ["System prompt: system ^[]52;", "<U+E007F>"]),
             ("a question", ["bold", "<U+E007F>"]), ("/model", ["Model: test-model"]),

@@ -6,6 +6,7 @@ import KeepCore
 import KeepFileStore
 import KeepPorts
 import KeepReports
+import KeepTerminal
 
 /// `keep chats`: list, show, remove and search the chats.
 enum ChatsCommand {
