@@ -15,7 +15,8 @@ import KeepPorts
 /// write, and clears the draft: two processes answering in the same chat each add their
 /// turn, and neither loses the other's. A chat removed meanwhile (neither the chat nor its
 /// draft is there any more) stays removed: the turn is not kept. The chat answered last is
-/// found in the chat index (``mostRecentChatId()``), so a turn keeps no hint of its own and flushes nothing for it.
+/// found in the chat index (``mostRecentChatId()``), so a turn keeps no hint of its own and
+/// flushes nothing for it.
 ///
 /// A turn's flushes, each for what a power cut would lose without it: the draft's file and
 /// directory (the question typed), the chat's file and directory (the recorded turn), and
