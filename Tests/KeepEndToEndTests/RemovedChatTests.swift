@@ -19,6 +19,19 @@ struct RemovedChatTests {
         return processes
     }
 
+    /// The answer's first piece, then the rest once `gate` opens: held for as long as a slow
+    /// machine takes to remove the chat meanwhile (the harness's own gate gives up after a
+    /// minute, which would let the turn land before the removal).
+    static func held(_ pieces: [String], by gate: Gate) -> LoopbackServer.Handler {
+        LoopbackServer.openAI { _, responder in
+            responder.beginEvents()
+            responder.content(pieces[0])
+            gate.wait(seconds: 900)
+            for piece in pieces.dropFirst() { responder.content(piece) }
+            responder.done()
+        }
+    }
+
     private func outcome(_ process: KeepProcess) async -> Sandbox.Outcome {
         let status = await process.exit()
         return Sandbox.Outcome(
@@ -40,7 +53,7 @@ struct RemovedChatTests {
 
         let gate = Gate()
         defer { gate.open() }
-        try await sandbox.useRemote(try LoopbackServer(LoopbackServer.streaming(pieces, gate: gate, before: 1)))
+        try await sandbox.useRemote(try LoopbackServer(Self.held(pieces, by: gate)))
         let asks = try await asksWaiting(sandbox, ["lost one", "lost two", "lost three"], chat: id)
         let removed = try await sandbox.run("chats", "rm", id)
         #expect(removed.status == .exited(0), "\(removed)")
@@ -64,8 +77,7 @@ struct RemovedChatTests {
     func aNewChatRemoved() async throws {
         let gate = Gate()
         defer { gate.open() }
-        let server = try LoopbackServer(
-            LoopbackServer.streaming(["first piece, ", "and the rest"], gate: gate, before: 1))
+        let server = try LoopbackServer(Self.held(["first piece, ", "and the rest"], by: gate))
         let sandbox = try Sandbox()
         try await sandbox.useRemote(server)
         let asks = try await asksWaiting(sandbox, ["a new chat"], chat: nil)
