@@ -1,3 +1,4 @@
+import Foundation
 import KeepCore
 import KeepEngines
 import KeepPorts
@@ -84,7 +85,8 @@ package enum SettingRegistry {
     package static let keyOverHttpHosts = SettingDef(
         key: "keyOverHttpHosts", defaultValue: .string(""), label: "Key over plain http to",
         help: "Hosts on a network you trust that may get the API key over plain http (comma-separated). "
-            + "Otherwise keep sends a key over http only to this machine (localhost, 127.0.0.0/8, ::1).",
+            + "Otherwise keep sends a key over http only to this machine: a host every address of which is "
+            + "loopback (127.0.0.0/8, ::1) when keep resolves it, the request then sent to that address.",
         section: "Keys", validator: .hostList)
 
     /// The most an answer may take, in MiB (1 to 1024).
@@ -93,15 +95,28 @@ package enum SettingRegistry {
         help: "The most a server's answer may take, in MiB; a longer answer ends the turn with a message.",
         section: "Engine", validator: .number(in: 1...1024))
 
+    /// The most an answer may take, in seconds (1 to 86,400), however steadily it comes.
+    package static let answerTimeoutSeconds = SettingDef(
+        key: "answerTimeoutSeconds", defaultValue: .number(RemoteEngine.defaultAnswerTimeout),
+        label: "Answer time limit (s)",
+        help: "The most time a server's answer may take, in seconds, from the question sent to the answer's end, "
+            + "however steadily it comes; a longer one ends the turn with a message, the question kept as the draft.",
+        section: "Engine", validator: .wholeNumber(in: 1...86_400))
+
     /// The whole registry, in display order.
     package static let defs: [SettingDef] = [
         engineId, baseUrl, model, temperature, system, maxTokens, keySlot, keyAccount, openaiApiKey,
-        keyOverHttpHosts, answerLimitMiB, chatHistory,
+        keyOverHttpHosts, answerLimitMiB, answerTimeoutSeconds, chatHistory,
     ]
 
     /// The hosts the `keyOverHttpHosts` setting allows to get the key over plain http.
     package static func keyOverHttpHostsIn(_ settings: SettingsStore) -> [String] {
         CleartextRule.hosts(inSetting: settings.value(keyOverHttpHosts.key)?.string ?? "")
+    }
+
+    /// The answer time limit in seconds (the `answerTimeoutSeconds` setting).
+    package static func answerTimeoutIn(_ settings: SettingsStore) -> TimeInterval {
+        settings.value(answerTimeoutSeconds.key)?.number ?? RemoteEngine.defaultAnswerTimeout
     }
 
     /// The answer size limit in bytes (the `answerLimitMiB` setting).

@@ -22,9 +22,8 @@ struct AnthropicWire: ServerWire {
 
     func suffix(model: String) -> String { "/messages" }
 
-    func authorize(_ request: inout URLRequest, key: String) {
-        request.setValue(key, forHTTPHeaderField: "x-api-key")
-    }
+    var keyHeader: OutgoingRequest.KeyHeader { OutgoingRequest.KeyHeader(name: "x-api-key") }
+    var headers: [String: String] { ["anthropic-version": Self.version] }
 
     func body(_ prompt: WirePrompt) throws -> Data {
         let messages: [[String: Any]] = prompt.messages.map { message in

@@ -38,9 +38,8 @@ struct ChatCompletionsWire: ServerWire {
 
     func suffix(model: String) -> String { "/chat/completions" }
 
-    func authorize(_ request: inout URLRequest, key: String) {
-        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
-    }
+    var keyHeader: OutgoingRequest.KeyHeader { .bearer }
+    var headers: [String: String] { [:] }
 
     func chunk(_ event: ServerSentEventParser.Event) throws(WireFailure) -> WireChunk {
         if event.data == "[DONE]" { return WireChunk(isFinal: true, isEnd: true) }

@@ -5,15 +5,24 @@ import Synchronization
     import FoundationNetworking
 #endif
 
-/// One URLSession data task, its delegate callbacks turned into an async stream: the
-/// response, then each piece of the body as it arrives.
+/// The transport every engine sends through: one request, checked by the edge's rules,
+/// sent as one URLSession data task, its delegate callbacks turned into an async stream
+/// (the response, then each piece of the body as it arrives).
+///
+/// Before anything connects, the cleartext rule (``CleartextRule``) decides: a key over
+/// plain http to a host that is not this machine ends the stream with ``CleartextRefusal``
+/// and nothing is sent; a request whose host was found to be this machine by resolving it
+/// is sent to the address it resolved to. The key's header is built only then
+/// (``OutgoingRequest/sending(to:userAgent:)``).
 ///
 /// FoundationNetworking on Linux has no `bytes(for:)`, so the bytes come from
 /// `urlSession(_:dataTask:didReceive:)`, the delegate call made for every piece the
-/// transfer receives, and are yielded at once; nothing waits for the whole body.
-/// Ending the stream early (the consumer's task cancelled, or it stopped reading)
-/// cancels the request. The session is invalidated when the task ends, which releases
-/// the delegate. A redirect is never followed here (see
+/// transfer receives, and are yielded at once; nothing waits for the whole body. Every
+/// wait is bounded (``TransferLimits``): an idle gap (URLSession's request timeout), the
+/// response head, the whole answer, the body's size. Ending the stream early (the
+/// consumer's task cancelled, or it stopped reading) cancels the request. The session is
+/// invalidated when the task ends, which releases the delegate. A redirect is never
+/// followed here (see
 /// ``urlSession(_:task:willPerformHTTPRedirection:newRequest:completionHandler:)``).
 final class DataTaskEvents: NSObject, URLSessionDataDelegate, Sendable {
     /// What the task reports, in order: one response, then data.
@@ -27,47 +36,112 @@ final class DataTaskEvents: NSObject, URLSessionDataDelegate, Sendable {
         let limit: Int
     }
 
+    /// A time limit of ``TransferLimits`` ran out: the transfer was cancelled there.
+    struct TimeLimitReached: Error, Equatable {
+        /// What was not over in time.
+        enum Part: Sendable, Equatable {
+            /// The response's status line and headers.
+            case headers
+            /// The whole answer.
+            case answer
+        }
+
+        let part: Part
+        let seconds: TimeInterval
+    }
+
+    /// The key would have gone over plain http to a host that is not this machine:
+    /// nothing was sent. `detail` says where the name goes (``CleartextRule/Verdict``).
+    struct CleartextRefusal: Error, Equatable {
+        let host: String
+        let detail: String
+    }
+
+    private struct State {
+        var task: URLSessionDataTask?
+        var stopped = false
+        var responded = false
+        var received = 0
+    }
+
     private let continuation: AsyncThrowingStream<Event, any Error>.Continuation
     private let byteLimit: Int
-    private let received = Mutex(0)
+    private let state = Mutex(State())
 
     private init(_ continuation: AsyncThrowingStream<Event, any Error>.Continuation, byteLimit: Int) {
         self.continuation = continuation
         self.byteLimit = byteLimit
     }
 
-    /// Starts `request`; `idleTimeout` is how long the transfer may go without receiving
-    /// anything before it fails with `URLError.timedOut`. A body longer than `byteLimit`
-    /// ends the stream with ``LimitExceeded`` and cancels the transfer, in the delegate
-    /// itself: memory stays bounded however slowly the consumer reads.
+    /// Starts `outgoing` under `edge`'s rules and `limits`; the stream ends with the body,
+    /// or throws ``CleartextRefusal``, ``LimitExceeded``, ``TimeLimitReached`` or the
+    /// transfer's `URLError`.
     static func start(
-        _ request: URLRequest, idleTimeout: TimeInterval, byteLimit: Int = .max
+        _ outgoing: OutgoingRequest, edge: EdgePolicy, limits: TransferLimits
     ) -> AsyncThrowingStream<Event, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Event.self)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = idleTimeout
-        // Nothing of a conversation is cached or kept in cookies.
-        configuration.urlCache = nil
-        configuration.httpCookieStorage = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        let session = URLSession(
-            configuration: configuration, delegate: DataTaskEvents(continuation, byteLimit: byteLimit),
-            delegateQueue: nil)
-        let task = session.dataTask(with: request)
-        // A consumer that stops listening (Ctrl-C cancelled its task) stops the request.
-        continuation.onTermination = { termination in
-            if case .cancelled = termination { task.cancel() }
+        let events = DataTaskEvents(continuation, byteLimit: limits.bytes)
+        let sender = Task {
+            let verdict = await CleartextRule.verdict(
+                for: outgoing.url, sendsKey: outgoing.key != nil, allowedHosts: edge.keyOverHttpHosts)
+            var address: String?
+            switch verdict {
+            case .refused(let host, let detail):
+                continuation.finish(throwing: CleartextRefusal(host: host, detail: detail))
+                return
+            case .thisMachine(let pinned): address = pinned
+            case .fine, .allowedByName: break
+            }
+            events.send(outgoing.sending(to: address, userAgent: edge.userAgent), idle: limits.idle)
         }
-        task.resume()
+        // The time limits, counted from now: the resolving above is inside them too.
+        let watchdog = Task {
+            guard (try? await Task.sleep(for: .seconds(limits.headers))) != nil else { return }
+            if !events.state.withLock(\.responded) {
+                return events.stop(throwing: TimeLimitReached(part: .headers, seconds: limits.headers))
+            }
+            guard (try? await Task.sleep(for: .seconds(limits.total - limits.headers))) != nil else { return }
+            events.stop(throwing: TimeLimitReached(part: .answer, seconds: limits.total))
+        }
+        // However the stream ends (the consumer gone, or the transfer over), nothing of it goes on.
+        continuation.onTermination = { _ in
+            sender.cancel()
+            watchdog.cancel()
+            events.stop(throwing: nil)
+        }
+        return stream
+    }
+
+    /// Sends `request` on a session of its own, unless the transfer was stopped first.
+    private func send(_ request: URLRequest, idle: TimeInterval) {
+        let session = URLSession(
+            configuration: SessionConfiguration.make(idleTimeout: idle), delegate: self, delegateQueue: nil)
+        let task = session.dataTask(with: request)
+        let started = state.withLock { state in
+            guard !state.stopped else { return false }
+            state.task = task
+            return true
+        }
+        if started { task.resume() } else { task.cancel() }
         // The session lets go of its delegate once the task is over, whatever ends it.
         session.finishTasksAndInvalidate()
-        return stream
+    }
+
+    /// Ends the stream (with `error`, when there is one) and cancels the transfer.
+    private func stop(throwing error: (any Error)?) {
+        let task = state.withLock { state in
+            state.stopped = true
+            return state.task
+        }
+        if let error { continuation.finish(throwing: error) }
+        task?.cancel()
     }
 
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
+        state.withLock { $0.responded = true }
         if let response = response as? HTTPURLResponse {
             continuation.yield(.response(response))
         }
@@ -77,6 +151,7 @@ final class DataTaskEvents: NSObject, URLSessionDataDelegate, Sendable {
     /// Never follows a redirect: the redirect answer itself comes through as the response,
     /// for the engine to decide on with ``RedirectPolicy`` (it alone holds the body, which
     /// FoundationNetworking would drop on the way, and knows whether the origin changed).
+    /// The request the engine then sends is checked by the cleartext rule again.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
@@ -85,14 +160,12 @@ final class DataTaskEvents: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let total = received.withLock { total in
-            total += data.count
-            return total
+        let total = state.withLock { state in
+            state.received += data.count
+            return state.received
         }
         guard total <= byteLimit else {
-            continuation.finish(throwing: LimitExceeded(limit: byteLimit))
-            dataTask.cancel()
-            return
+            return stop(throwing: LimitExceeded(limit: byteLimit))
         }
         continuation.yield(.data(data))
     }

@@ -27,9 +27,8 @@ struct GeminiWire: ServerWire {
         return "/models/\(escaped):streamGenerateContent?alt=sse"
     }
 
-    func authorize(_ request: inout URLRequest, key: String) {
-        request.setValue(key, forHTTPHeaderField: "x-goog-api-key")
-    }
+    var keyHeader: OutgoingRequest.KeyHeader { OutgoingRequest.KeyHeader(name: "x-goog-api-key") }
+    var headers: [String: String] { [:] }
 
     func body(_ prompt: WirePrompt) throws -> Data {
         let contents: [[String: Any]] = prompt.messages.map { message in

@@ -37,7 +37,7 @@ package enum RedirectPolicy {
         /// One line naming where the server tried to send the request and what to do, with
         /// the key hidden from the address the server gave. `suffix` is the path keep
         /// appended to `baseUrl` (`/chat/completions`, `/models`), taken off the suggested one.
-        package func message(server: String, suffix: String, hidingKey key: String?) -> String {
+        package func message(server: String, suffix: String, hidingKey key: APIKey?) -> String {
             switch self {
             case .otherOrigin(let status, let url):
                 return "the server at \(server) redirected the request (HTTP \(status)) to "
@@ -60,13 +60,13 @@ package enum RedirectPolicy {
 
         /// The address a redirect named, key hidden, query and fragment left off (they may
         /// hold tokens of their own).
-        private static func shown(_ url: URL, _ key: String?) -> String {
+        private static func shown(_ url: URL, _ key: APIKey?) -> String {
             ServerText.hidingKey(Self.withoutQuery(url), key)
         }
 
         /// The `baseUrl` to set for the server `url` is on: `url` without its query and
         /// fragment, and without `suffix` when its path ends with it.
-        private static func suggestedBase(_ url: URL, suffix: String, _ key: String?) -> String {
+        private static func suggestedBase(_ url: URL, suffix: String, _ key: APIKey?) -> String {
             var text = withoutQuery(url)
             if text.hasSuffix(suffix) { text.removeLast(suffix.count) }
             return ServerText.hidingKey(text, key)

@@ -23,17 +23,20 @@ import KeepPorts
 /// Every failure is one ``EngineError`` line: 401/403 say the server wants a key (or
 /// refused the one sent) and how to store one (`keep key set SLOT`); another HTTP error
 /// gives the status and the server's own message when it sent JSON; a refused
-/// connection, an unknown host and a silence longer than `idleTimeout` each say so.
-/// Cancelling the calling task cancels the request. A server that ignores `stream` and
+/// connection, an unknown host, a silence longer than `idleTimeout`, response headers
+/// not over within `idleTimeout` and an answer not over within `answerTimeout` each say
+/// so. Cancelling the calling task cancels the request. A server that ignores `stream` and
 /// answers one JSON completion is understood too.
 ///
 /// At the edge (`docs/keep-guide.md`, "What keep sends, and where"): a key is never sent over plain http
 /// to a host that is not this machine unless `keyOverHttpHosts` names it (``CleartextRule``,
-/// checked before connecting); a redirect is never followed by the transport, and by the
-/// engine only as ``RedirectPolicy`` allows (same origin, 307 or 308, the request resent
-/// whole); the key is hidden in every server text it quotes (``ServerText``); an answer
-/// longer than `answerLimit` bytes ends the turn, the transfer cancelled where it arrives;
-/// a successful answer that is not a chat completion is named as such.
+/// checked by the transport before connecting, for every request); a redirect is never
+/// followed by the transport, and by the engine only as ``RedirectPolicy`` allows (same
+/// origin, 307 or 308, the request resent whole); the key is hidden in the answer before it
+/// is shown or kept (``KeyRedactor``, even split across pieces) and in every server text it
+/// quotes; the key is held as bytes (``APIKey``), its header built only when the request
+/// is sent; an answer longer than `answerLimit` bytes ends the turn, the transfer cancelled
+/// where it arrives; a successful answer that is not one of the protocol's is named as such.
 package struct RemoteEngine: ChatEngine {
     /// The value of the `engineId` setting that chooses it: `remote`.
     package static let engineId = "remote"
@@ -51,19 +54,24 @@ package struct RemoteEngine: ChatEngine {
     package let temperature: Double
     /// Where the key comes from, to name in a message; never the key itself.
     package var keyRef: SecretRef { server.key }
-    /// How long the server may stay silent, before its first byte or between two.
+    /// How long the server may stay silent, before its first byte or between two; also
+    /// how long its response headers may take, however it trickles them.
     package let idleTimeout: TimeInterval
-    /// The hosts the user allowed to get the key over plain http (``CleartextRule``).
-    package let keyOverHttpHosts: [String]
+    /// How long the whole answer may take (the `answerTimeoutSeconds` setting).
+    package let answerTimeout: TimeInterval
+    /// What every request obeys and carries: the hosts allowed a key over plain http, the User-Agent.
+    package let edge: EdgePolicy
     /// The most bytes an answer may take on the wire; more ends the turn.
     package let answerLimit: Int
-    private let readKey: @Sendable () async throws(EngineError) -> String?
+    private let readKey: @Sendable () async throws(EngineError) -> APIKey?
     /// Why no key could be read for this run (no keyring answers), when that is so: a 401
     /// or 403 to a request without a key then says so, rather than advising to store one.
     package var keyUnreadable: String?
 
     /// The default ``answerLimit``: 8 MiB, far more than any chat answer.
     package static let defaultAnswerLimit = 8 << 20
+    /// The default ``answerTimeout``: ten minutes.
+    package static let defaultAnswerTimeout: TimeInterval = 600
     /// How many same-origin redirects (307, 308) one request follows.
     static let redirectLimit = 5
 
@@ -72,24 +80,28 @@ package struct RemoteEngine: ChatEngine {
     /// until ``reply(to:receive:)``.
     package init(
         baseURL: String, model: String, temperature: Double, keyRef: SecretRef, idleTimeout: TimeInterval = 300,
-        keyOverHttpHosts: [String] = [], answerLimit: Int = defaultAnswerLimit,
-        readKey: @escaping @Sendable () async throws(EngineError) -> String?
+        answerTimeout: TimeInterval = defaultAnswerTimeout, edge: EdgePolicy = EdgePolicy(userAgent: "keep"),
+        answerLimit: Int = defaultAnswerLimit,
+        readKey: @escaping @Sendable () async throws(EngineError) -> APIKey?
     ) {
         self.init(
             server: ServerProfile(name: "default", url: baseURL, key: keyRef, model: model), temperature: temperature,
-            idleTimeout: idleTimeout, keyOverHttpHosts: keyOverHttpHosts, answerLimit: answerLimit, readKey: readKey)
+            idleTimeout: idleTimeout, answerTimeout: answerTimeout, edge: edge, answerLimit: answerLimit,
+            readKey: readKey)
     }
 
     /// The engine for `server`. `readKey` is called once per request and answers the key, or
     /// `nil` for none; nothing is sent until ``reply(to:receive:)``.
     package init(
-        server: ServerProfile, temperature: Double, idleTimeout: TimeInterval = 300, keyOverHttpHosts: [String] = [],
-        answerLimit: Int = defaultAnswerLimit, readKey: @escaping @Sendable () async throws(EngineError) -> String?
+        server: ServerProfile, temperature: Double, idleTimeout: TimeInterval = 300,
+        answerTimeout: TimeInterval = defaultAnswerTimeout, edge: EdgePolicy = EdgePolicy(userAgent: "keep"),
+        answerLimit: Int = defaultAnswerLimit, readKey: @escaping @Sendable () async throws(EngineError) -> APIKey?
     ) {
         self.server = server
         self.temperature = temperature
         self.idleTimeout = idleTimeout
-        self.keyOverHttpHosts = keyOverHttpHosts
+        self.answerTimeout = answerTimeout
+        self.edge = edge
         self.answerLimit = answerLimit
         self.readKey = readKey
     }
@@ -119,23 +131,13 @@ package struct RemoteEngine: ChatEngine {
         let key = try await readKey()
         let asked = options.model ?? model
         let images = conversation.contains { !$0.attachments.isEmpty }
-        func makeRequest(askUsage: Bool) throws(EngineError) -> URLRequest {
+        func makeRequest(askUsage: Bool) throws(EngineError) -> OutgoingRequest {
             try Self.request(
                 baseURL: baseURL, model: asked, temperature: options.temperature ?? temperature,
                 conversation: conversation, apiKey: key, keyRef: keyRef, maxTokens: options.maxTokens,
                 askUsage: askUsage && server.wire == .openai, wire: server.wire)
         }
         var request = try makeRequest(askUsage: true)
-        // Before anything connects: a key never goes over plain http to another machine.
-        if let url = request.url,
-            case .refused(let host) = CleartextRule.verdict(
-                for: url, sendsKey: !(key ?? "").isEmpty, allowedHosts: keyOverHttpHosts)
-        {
-            throw EngineError(
-                .cleartext,
-                CleartextRule.refusal(
-                    host: host, keyRef: keyRef.description, keyRemoval: Self.keyRemoveCommand(keyRef)))
-        }
         var askingUsage = true
         for _ in 0...Self.redirectLimit {
             do {
@@ -179,15 +181,16 @@ package struct RemoteEngine: ChatEngine {
     }
 
     /// The request for `conversation` in the protocol `wire`: the URL, the JSON body and the
-    /// headers, with the key's header only for a non-empty key.
+    /// headers, carrying the key (in the protocol's header, built when it is sent) only when
+    /// there is one.
     ///
     /// Throws ``EngineError/Code/configuration`` for a base URL that is not an http(s)
     /// URL, and for a key holding a line break or another control character, which would
     /// end the header early (the message names the slot, never the key).
     package static func request(
-        baseURL: String, model: String, temperature: Double, conversation: [ChatMessage], apiKey: String?,
+        baseURL: String, model: String, temperature: Double, conversation: [ChatMessage], apiKey: APIKey?,
         keyRef: SecretRef, maxTokens: Int? = nil, askUsage: Bool = true, wire protocolName: ServerProtocol = .openai
-    ) throws(EngineError) -> URLRequest {
+    ) throws(EngineError) -> OutgoingRequest {
         let wire = protocolName.wire
         var base = Substring(baseURL)
         while base.hasSuffix("/") { base = base.dropLast() }
@@ -197,24 +200,21 @@ package struct RemoteEngine: ChatEngine {
             throw EngineError(
                 .configuration, "baseUrl \(StorageError.quoted(baseURL)) is not an http:// or https:// URL")
         }
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-        if let apiKey, !apiKey.isEmpty {
-            guard !apiKey.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        var request = OutgoingRequest(
+            "POST", url,
+            headers: ["Content-Type": "application/json", "Accept": "text/event-stream"].merging(
+                wire.headers, uniquingKeysWith: { first, _ in first }), keyHeader: wire.keyHeader)
+        if let apiKey {
+            guard !apiKey.holdsControlCharacter else {
                 throw EngineError(
                     .configuration,
                     "the API key in \(keyRef) holds a line break or another control character; "
                         + "store it again with \(keySetCommand(keyRef))")
             }
-            wire.authorize(&request, key: apiKey)
-        }
-        if protocolName == .anthropic {
-            request.setValue(AnthropicWire.version, forHTTPHeaderField: "anthropic-version")
+            request.key = apiKey
         }
         do {
-            request.httpBody = try wire.body(
+            request.body = try wire.body(
                 WirePrompt(
                     model: model, conversation: conversation, temperature: temperature, maxTokens: maxTokens,
                     askUsage: askUsage))
@@ -228,7 +228,7 @@ package struct RemoteEngine: ChatEngine {
     /// when one came; answers a redirect the policy lets it follow rather than following it
     /// (the transport never follows one).
     private func exchange(
-        _ request: URLRequest, key: String?, model: String, receive: @escaping @Sendable (String) -> Void
+        _ request: OutgoingRequest, key: APIKey?, model: String, receive: @escaping @Sendable (String) -> Void
     ) async throws -> Outcome {
         let wire = server.wire.wire
         var promptTokens: Int?
@@ -243,16 +243,20 @@ package struct RemoteEngine: ChatEngine {
         var answer = ""
         var complete = false
         var bytesRead = 0
-        // Bounded whatever the server sends: an endless stream ends the turn at the limit.
-        let events = DataTaskEvents.start(request, idleTimeout: idleTimeout, byteLimit: answerLimit)
+        // The key hidden in the answer before it is shown or kept, even split across chunks.
+        var redactor = KeyRedactor(hiding: key)
+        // Bounded whatever the server sends: an endless stream ends the turn at the limit,
+        // a slow one at the time limits.
+        let events = DataTaskEvents.start(
+            request, edge: edge,
+            limits: TransferLimits(idle: idleTimeout, headers: idleTimeout, total: answerTimeout, bytes: answerLimit))
         var eventCount = 0
         reading: for try await event in events {
             switch event {
             case .response(let received):
-                if let url = request.url,
-                    let decision = RedirectPolicy.decide(
-                        from: url, method: request.httpMethod ?? "POST", status: received.statusCode,
-                        location: received.value(forHTTPHeaderField: "Location"))
+                if let decision = RedirectPolicy.decide(
+                    from: request.url, method: request.method, status: received.statusCode,
+                    location: received.value(forHTTPHeaderField: "Location"))
                 {
                     switch decision {
                     case .follow(let target): return .redirect(target)
@@ -281,13 +285,18 @@ package struct RemoteEngine: ChatEngine {
                     let chunk = try decode(event, wire: wire, key: key)
                     promptTokens = chunk.promptTokens ?? promptTokens
                     completionTokens = chunk.completionTokens ?? completionTokens
-                    answer += chunk.text
-                    if !chunk.text.isEmpty { receive(chunk.text) }
+                    let shown = redactor.feed(chunk.text)
+                    answer += shown
+                    if !shown.isEmpty { receive(shown) }
                     if chunk.isFinal { complete = true }
                     if chunk.isEnd { break reading }
                 }
             }
         }
+        // What was held back as the key's possible start was not the key: it is the answer's.
+        let rest = redactor.finish()
+        answer += rest
+        if !rest.isEmpty { receive(rest) }
         // Cancelled before the end: not an answer. (An answer that was complete is kept.)
         if Task.isCancelled, !complete { throw EngineError.cancelled }
         guard let response else {
@@ -304,10 +313,11 @@ package struct RemoteEngine: ChatEngine {
                 }
                 throw EngineError(.badResponse, "the server at \(displayURL) answered JSON that holds no answer")
             }
-            receive(whole.text)
+            let text = KeyRedactor.hiding(key, in: whole.text)
+            receive(text)
             promptTokens = whole.promptTokens
             completionTokens = whole.completionTokens
-            return .answer(whole.text, usage)
+            return .answer(text, usage)
         }
         guard complete else {
             if eventCount == 0, bytesRead > 0 {
@@ -332,7 +342,7 @@ package struct RemoteEngine: ChatEngine {
 
     /// One event as a chunk, or the error it reports.
     private func decode(
-        _ event: ServerSentEventParser.Event, wire: any ServerWire, key: String?
+        _ event: ServerSentEventParser.Event, wire: any ServerWire, key: APIKey?
     ) throws(EngineError) -> WireChunk {
         do throws(WireFailure) {
             return try wire.chunk(event)
@@ -365,7 +375,7 @@ package struct RemoteEngine: ChatEngine {
     }
 
     /// The line for an HTTP error status, with the server's message when it sent one.
-    private func httpFailure(_ status: Int, message: String?, key: String?) -> EngineError {
+    private func httpFailure(_ status: Int, message: String?, key: APIKey?) -> EngineError {
         let message = message.map { Self.oneLine($0, hiding: key) }
         let said = "HTTP \(status)" + (message.map { ": " + $0 } ?? "")
         if status == 401 || status == 403 {
@@ -385,31 +395,44 @@ package struct RemoteEngine: ChatEngine {
 
     /// The line for a transfer that failed before an answer came.
     private func failure(_ error: any Error) -> EngineError {
-        if error is DataTaskEvents.LimitExceeded {
+        switch error {
+        case let refusal as DataTaskEvents.CleartextRefusal:
+            return EngineError(
+                .cleartext,
+                CleartextRule.refusal(
+                    host: refusal.host, detail: refusal.detail, keyRef: keyRef.description,
+                    keyRemoval: Self.keyRemoveCommand(keyRef)))
+        case is DataTaskEvents.LimitExceeded:
             return EngineError(
                 .tooLarge,
                 "the answer from \(displayURL) passed \(Self.sizeText(answerLimit)) (the answerLimitMiB setting); "
                     + "stopped reading it")
-        }
-        guard let error = error as? URLError else {
-            if error is CancellationError { return .cancelled }
-            return EngineError(.connection, "the request to \(displayURL) failed: \(error.localizedDescription)")
-        }
-        switch error.code {
-        case .cancelled:
+        case let limit as DataTaskEvents.TimeLimitReached where limit.part == .headers:
+            return EngineError(
+                .timeout,
+                "the server at \(displayURL) did not finish its response headers within "
+                    + "\(Self.secondsText(limit.seconds)); gave up")
+        case let limit as DataTaskEvents.TimeLimitReached:
+            return EngineError(
+                .timeout,
+                "the answer from \(displayURL) took longer than \(Self.secondsText(limit.seconds)) (the "
+                    + "answerTimeoutSeconds setting); stopped waiting")
+        case is CancellationError:
             return .cancelled
-        case .timedOut:
+        case let error as URLError where error.code == .cancelled:
+            return .cancelled
+        case let error as URLError where error.code == .timedOut:
             return EngineError(
                 .timeout, "the server at \(displayURL) did not answer for \(Int(idleTimeout)) seconds; gave up")
-        case .cannotConnectToHost:
+        case let error as URLError where error.code == .cannotConnectToHost:
             return EngineError(.connection, "cannot connect to \(displayURL) (is the server running?)")
-        case .cannotFindHost, .dnsLookupFailed:
+        case let error as URLError where error.code == .cannotFindHost || error.code == .dnsLookupFailed:
             return EngineError(.connection, "cannot find the host of \(displayURL)")
-        case .networkConnectionLost:
+        case let error as URLError where error.code == .networkConnectionLost:
             return EngineError(
                 .connection, "the connection to \(displayURL) was lost before the answer was complete")
         default:
-            return EngineError(.connection, "the request to \(displayURL) failed: \(error.localizedDescription)")
+            return EngineError(.connection, "the request to \(displayURL) failed: \(TransferFailure.words(error))")
         }
     }
 
@@ -436,10 +459,16 @@ package struct RemoteEngine: ChatEngine {
     }
 
     /// A server's message on one line, at most 300 characters, with the key hidden.
-    static func oneLine(_ message: String, hiding key: String?) -> String {
+    static func oneLine(_ message: String, hiding key: APIKey?) -> String {
         var text = ServerText.hidingKey(message, key)
         text = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         return text.count > 300 ? String(text.prefix(299)) + "…" : text
+    }
+
+    /// `1 second`, `600 seconds`.
+    static func secondsText(_ seconds: TimeInterval) -> String {
+        let whole = Int(seconds.rounded())
+        return whole == 1 ? "1 second" : "\(whole) seconds"
     }
 
     /// How much of an error body or a whole JSON answer is kept: more is not a chat answer.

@@ -4,14 +4,16 @@ import Foundation
 /// module's own, so its decisions are tested against a scripted server and run against
 /// ``URLSessionHTTP``.
 ///
-/// The contract: `Authorization: Bearer <key>` is sent only for a key that is there and
-/// not empty (a local server needs none, and an empty key never becomes `Bearer `); any
+/// The contract: `Authorization: Bearer <key>` is sent only for a key that is there (an
+/// ``APIKey`` is never empty: a local server needs none, and `Bearer ` alone is never
+/// sent), and never over plain http to a host that is not this machine unless
+/// `keyOverHttpHosts` names it (``CleartextRule``); any
 /// HTTP status is an answer, never an error (a redirect the port does not follow too, with
 /// its `Location`); ``HTTPFailure`` means no answer came (no route, refused, timed out,
 /// too long), and its reason never holds the key.
 package protocol ServerHTTPPort: Sendable {
     /// GETs `url`; answers the status, the `Server` header, the body and how long it took.
-    func get(_ url: URL, apiKey: String?) async throws(HTTPFailure) -> HTTPAnswer
+    func get(_ url: URL, apiKey: APIKey?, keyOverHttpHosts: [String]) async throws(HTTPFailure) -> HTTPAnswer
 }
 
 /// A server's answer to a GET.

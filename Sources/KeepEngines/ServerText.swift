@@ -11,21 +11,22 @@ import KeepTerminal
 /// neutralised by the one rule keep has for them (``TerminalText``), never by a second:
 /// ``hidingKey(_:_:)`` leaves them, so what is kept holds the server's bytes, and
 /// ``shown(_:hidingKey:)`` applies that rule for text going into a line of keep's words.
+/// An answer that arrives in pieces is hidden piece by piece by ``KeyRedactor``.
 package enum ServerText {
     /// What stands in for the key.
     package static let hiddenKey = "[your key]"
 
     /// `text` with every occurrence of `key` replaced by ``hiddenKey``; `text` as it is
-    /// when there is no key, or an empty one.
-    package static func hidingKey(_ text: String, _ key: String?) -> String {
-        guard let key, !key.isEmpty, text.contains(key) else { return text }
-        return text.replacingOccurrences(of: key, with: hiddenKey)
+    /// when there is no key.
+    package static func hidingKey(_ text: String, _ key: APIKey?) -> String {
+        guard key != nil else { return text }
+        return KeyRedactor.hiding(key, in: text)
     }
 
     /// `text` as a line of keep's own words may quote it: the key hidden, then every
     /// character a terminal would obey shown as a stand-in, newlines and tabs included
     /// (``TerminalText/neutralised(_:oneLine:)``).
-    package static func shown(_ text: String, hidingKey key: String?) -> String {
+    package static func shown(_ text: String, hidingKey key: APIKey?) -> String {
         TerminalText.neutralised(hidingKey(text, key), oneLine: true)
     }
 }

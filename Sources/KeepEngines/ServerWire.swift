@@ -12,8 +12,10 @@ import KeepCore
 protocol ServerWire: Sendable {
     /// What is appended to a server's base URL, for messages: `/chat/completions`.
     func suffix(model: String) -> String
-    /// Puts the non-empty `key` where this protocol carries it.
-    func authorize(_ request: inout URLRequest, key: String)
+    /// The header this protocol carries a key in (the transport builds it when it sends).
+    var keyHeader: OutgoingRequest.KeyHeader { get }
+    /// The headers this protocol's requests carry besides the key's and the common ones.
+    var headers: [String: String] { get }
     /// The JSON body.
     func body(_ prompt: WirePrompt) throws -> Data
     /// What one event adds; throws ``WireFailure`` for an error event or another format.

@@ -4,40 +4,44 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The engines module's HTTP port on `URLSession`, through ``DataTaskEvents``.
+/// The engines module's HTTP port on `URLSession`, through ``DataTaskEvents``, under the
+/// same edge rules as every engine's request.
 ///
-/// Its session is ephemeral and has no cache: what a server answers (its model list)
-/// never reaches a cache file on disk, and no cookie is kept. A request that has no
-/// answer within `timeout` fails with ``HTTPFailure``. A redirect is followed only as
-/// ``RedirectPolicy`` allows (the same origin); any other comes back as the answer, with
-/// its `Location`, for the keeper to report. A body longer than `bodyLimit` is not read
-/// to its end: the request fails, and memory stays bounded.
+/// Its sessions share and keep nothing (``SessionConfiguration``): what a server answers
+/// (its model list) never reaches a cache file on disk, and no cookie is kept. A request
+/// whose answer is not over within `timeout` (silent that long, or its headers or its
+/// whole answer taking longer) fails with ``HTTPFailure``. A key never goes over plain
+/// http to a host that is not this machine unless `keyOverHttpHosts` names it
+/// (``CleartextRule``). A redirect is followed only as ``RedirectPolicy`` allows (the same
+/// origin); any other comes back as the answer, with its `Location`, for the keeper to
+/// report. A body longer than `bodyLimit` is not read to its end: the request fails, and
+/// memory stays bounded.
 package struct URLSessionHTTP: ServerHTTPPort {
     let timeout: Duration
     let bodyLimit: Int
+    let userAgent: String
 
-    package init(timeout: Duration = .seconds(10), bodyLimit: Int = RemoteEngine.defaultAnswerLimit) {
+    /// The port sending `User-Agent: userAgent` (`keep/<version>`).
+    package init(
+        userAgent: String, timeout: Duration = .seconds(10), bodyLimit: Int = RemoteEngine.defaultAnswerLimit
+    ) {
+        self.userAgent = userAgent
         self.timeout = timeout
         self.bodyLimit = bodyLimit
     }
 
-    package func get(_ url: URL, apiKey: String?) async throws(HTTPFailure) -> HTTPAnswer {
+    package func get(_ url: URL, apiKey: APIKey?, keyOverHttpHosts: [String]) async throws(HTTPFailure) -> HTTPAnswer {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
-        request.httpMethod = "GET"
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        // No key, or an empty one: no Authorization header at all.
-        if let apiKey, !apiKey.isEmpty {
-            request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
-        }
+        var request = OutgoingRequest("GET", url, headers: ["Accept": "application/json"], key: apiKey)
+        let edge = EdgePolicy(keyOverHttpHosts: keyOverHttpHosts, userAgent: userAgent)
+        let limits = TransferLimits(idle: seconds, headers: seconds, total: seconds, bytes: bodyLimit)
         let clock = ContinuousClock()
         let start = clock.now
         for _ in 0...RemoteEngine.redirectLimit {
-            let (response, body) = try await exchange(request, seconds: seconds)
+            let (response, body) = try await exchange(request, edge: edge, limits: limits)
             let location = response.value(forHTTPHeaderField: "Location")
-            if let from = request.url,
-                case .follow(let target) = RedirectPolicy.decide(
-                    from: from, method: "GET", status: response.statusCode, location: location)
+            if case .follow(let target) = RedirectPolicy.decide(
+                from: request.url, method: "GET", status: response.statusCode, location: location)
             {
                 request.url = target
                 continue
@@ -50,38 +54,31 @@ package struct URLSessionHTTP: ServerHTTPPort {
     }
 
     /// One request: its response and its body, at most `bodyLimit` bytes.
-    private func exchange(_ request: URLRequest, seconds: Double) async throws(HTTPFailure) -> (HTTPURLResponse, Data) {
+    private func exchange(
+        _ request: OutgoingRequest, edge: EdgePolicy, limits: TransferLimits
+    ) async throws(HTTPFailure) -> (HTTPURLResponse, Data) {
         var response: HTTPURLResponse?
         var body = Data()
         do {
-            for try await event in DataTaskEvents.start(request, idleTimeout: seconds, byteLimit: bodyLimit) {
+            for try await event in DataTaskEvents.start(request, edge: edge, limits: limits) {
                 switch event {
                 case .response(let received): response = received
                 case .data(let data): body.append(data)
                 }
             }
+        } catch let refusal as DataTaskEvents.CleartextRefusal {
+            throw HTTPFailure(
+                reason: "not asked: keep does not send the key over plain http to \(refusal.host), "
+                    + CleartextRule.notThisMachine(refusal.detail))
         } catch is DataTaskEvents.LimitExceeded {
             throw HTTPFailure(reason: "its answer passed \(RemoteEngine.sizeText(bodyLimit)); not read")
+        } catch is DataTaskEvents.TimeLimitReached {
+            throw HTTPFailure(reason: "no answer in time")
         } catch {
-            // URLError's description names the URL and the failure, never a header.
-            throw HTTPFailure(reason: Self.reason(error))
+            // The words, never URLError's domain and number, nor a header.
+            throw HTTPFailure(reason: TransferFailure.words(error))
         }
         guard let response else { throw HTTPFailure(reason: "the answer is not an HTTP response") }
         return (response, body)
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        guard let error = error as? URLError else { return "the request failed" }
-        switch error.code {
-        case .cannotConnectToHost: return "the connection was refused"
-        case .timedOut: return "no answer in time"
-        case .cannotFindHost, .dnsLookupFailed: return "the host name does not resolve"
-        case .networkConnectionLost: return "the connection was lost"
-        case .notConnectedToInternet: return "there is no network"
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
-            return "the secure connection failed (certificate or TLS)"
-        default: return "the request failed (URLError \(error.code.rawValue))"
-        }
     }
 }

@@ -4,8 +4,9 @@ import KeepSealed
 /// An owner's use of the one sealing port: a value of one of its shapes becomes a
 /// ``KeptRecord`` for its store, and a record from its store becomes a value again.
 ///
-/// Every record is sealed for the owner, the shape's kind, the version written and the
-/// subject, so a record opens only as what it was kept as.
+/// Every record is sealed for the owner, the shape's kind, the version written, the
+/// subject and the time it was kept at, so a record opens only as what it was kept as,
+/// when it was kept: a row re-dated, or given an older payload, is refused.
 struct OwnerSeal: Sendable {
     let owner: KeptOwner
     let sealer: any SealingPort
@@ -23,7 +24,9 @@ struct OwnerSeal: Sendable {
     func record<S: KeptShape>(
         _ shape: S.Type, _ value: S.Value, about subject: SubjectHash?, at: KeptInstant
     ) throws(KeptError) -> KeptRecord {
-        let binding = SealBinding(owner: owner, kind: S.kind, shapeVersion: S.version, subject: subject)
+        let binding = SealBinding(
+            owner: owner, kind: S.kind, shapeVersion: S.version, subject: subject,
+            millisecondsSince1970: at.millisecondsSince1970)
         let payload = try S.encode(value)
         do {
             let sealed = try sealer.seal(payload, for: binding)
@@ -46,7 +49,8 @@ struct OwnerSeal: Sendable {
         // whether or not its payload would open.
         guard S.versionsEverWritten.contains(record.shapeVersion) else { throw S.unknownVersion(record.shapeVersion) }
         let binding = SealBinding(
-            owner: owner, kind: record.kind, shapeVersion: record.shapeVersion, subject: record.subject)
+            owner: owner, kind: record.kind, shapeVersion: record.shapeVersion, subject: record.subject,
+            millisecondsSince1970: record.at.millisecondsSince1970)
         let bytes: [UInt8]
         do {
             bytes = try sealer.open(record.sealed, for: binding)

@@ -7,8 +7,12 @@ public struct SealedPayload: Hashable, Sendable {
     /// The bytes to store, exactly as ``SealingPort/seal(_:for:)`` made them.
     public let bytes: [UInt8]
 
-    /// The one format this build writes: AES-256-GCM, 96-bit nonce, 128-bit tag.
-    package static let format: UInt8 = 1
+    /// The format this build writes: AES-256-GCM, 96-bit nonce, 128-bit tag, the row's time
+    /// bound too (``SealBinding``).
+    package static let format: UInt8 = 2
+    /// The formats this build opens: 1 (sealed before times were bound) and 2. Both have
+    /// the same layout; they differ in what the associated data binds.
+    package static let formats: ClosedRange<UInt8> = 1...2
     package static let nonceCount = 12
     package static let tagCount = 16
     /// Format byte, nonce and tag: what a sealed empty payload weighs.
@@ -23,7 +27,7 @@ public struct SealedPayload: Hashable, Sendable {
                 code: .malformed, operation: "sealed payload",
                 detail: "\(bytes.count) bytes is shorter than any sealed payload (\(Self.overhead))")
         }
-        guard bytes[0] == Self.format else {
+        guard Self.formats.contains(bytes[0]) else {
             throw SealingError(
                 code: .malformed, operation: "sealed payload",
                 detail: "format \(bytes[0]) is not one this build can open (it writes format \(Self.format))")

@@ -59,7 +59,7 @@ package enum Doctor {
         }
         checks.append(settingsCheck(core.settings))
         checks.append(contentsOf: await chatsChecks(core.chats))
-        checks.append(await secretsCheck(composition, needsKey: KeyringChecks.needsKey(core)))
+        checks.append(await secretsCheck(composition, needsKey: await KeyringChecks.needsKey(core)))
         if let plaintext = KeyringChecks.plaintextKeys(root) { checks.append(plaintext) }
         checks.append(await keptCheck(composition, root))
         checks.append(await engineCheck(core, composition))
@@ -409,13 +409,14 @@ package enum Doctor {
         }
         return KeyringChecks.engineKey(
             await composition.secrets().presence(of: ref), ref: ref, server: server,
-            needsKey: KeyringChecks.needsKey(core))
+            needsKey: await KeyringChecks.needsKey(core))
     }
 
     // MARK: - The network edge
 
     /// Whether the remote engine's key would go over plain http to a host that is not this
-    /// machine (``CleartextRule``): a problem unless the user allowed that host by name
+    /// machine (``CleartextRule``, the transport's own rule: the host resolved, every address
+    /// loopback): a problem unless the user allowed that host by name
     /// (`keyOverHttpHosts`), which is a note. Nothing when no key is stored or the engine is
     /// not the remote one.
     static func keyTransportChecks(_ core: AppCore, _ composition: Composition) async -> [DoctorReport.Check] {
@@ -424,19 +425,18 @@ package enum Doctor {
             let base = settings.value(SettingRegistry.baseUrl.key)?.string, let url = URL(string: base),
             let ref = try? SettingRegistry.apiKeyRef(settings)
         else { return [] }
-        let verdict = CleartextRule.verdict(
+        let verdict = await CleartextRule.verdict(
             for: url, sendsKey: true, allowedHosts: SettingRegistry.keyOverHttpHostsIn(settings))
-        if case .fine = verdict { return [] }
+        let host: String
+        switch verdict {
+        case .fine, .thisMachine: return []
+        case .allowedByName(let name), .refused(let name, _): host = name
+        }
         // Whether a key would go depends on whether one is stored: a keyring that cannot be
         // asked (locked) is "cannot tell", never a check left out as if there were no key.
         do {
             guard try await composition.secrets().secrets.has(ref) else { return [] }
         } catch {
-            let host: String
-            switch verdict {
-            case .allowedByName(let name), .refused(let name): host = name
-            case .fine: return []
-            }
             return [
                 .init(
                     "key over http", .problem,
@@ -446,7 +446,7 @@ package enum Doctor {
             ]
         }
         switch verdict {
-        case .fine:
+        case .fine, .thisMachine:
             return []
         case .allowedByName(let host):
             return [
@@ -455,11 +455,12 @@ package enum Doctor {
                     "the key in \(ref) goes over plain http to \(host), as keyOverHttpHosts allows; "
                         + "anyone on that network can read it")
             ]
-        case .refused(let host):
+        case .refused(let host, let detail):
             return [
                 .init(
                     "key over http", .problem,
-                    "baseUrl is plain http to \(host), which is not this machine, and a key is stored in \(ref): "
+                    "baseUrl is plain http to \(host), \(CleartextRule.notThisMachine(detail)), and a key is stored "
+                        + "in \(ref): "
                         + "keep refuses to send it, so the remote engine cannot ask",
                     advice: "use an https:// baseUrl; or remove the key (keep key rm \(ref.slot.rawValue)); or, on a "
                         + "network you trust, keep settings set keyOverHttpHosts \(host)")

@@ -25,17 +25,19 @@ package enum KeyringChecks {
     }
 
     /// Whether the setup in `core` sends a key to anyone: an engine that needs one
-    /// (``EngineKind/Needs/key``) on a server that is not on this machine (its host is not
-    /// `localhost` or a loopback address).
-    package static func needsKey(_ core: AppCore) -> Bool {
+    /// (``EngineKind/Needs/key``) on a server that is not this machine, by the one rule
+    /// the cleartext rule uses (``ThisMachine``: every address the host resolves to is
+    /// loopback), never by how the host is spelled.
+    package static func needsKey(_ core: AppCore) async -> Bool {
         guard EngineCatalog.kind(core.engineId)?.needs.contains(.key) == true else { return false }
-        return needsKey(url: core.settings.value(SettingRegistry.baseUrl.key)?.description ?? "")
+        return await needsKey(url: core.settings.value(SettingRegistry.baseUrl.key)?.description ?? "")
     }
 
-    /// Whether a key would go to the server at `url`: its host is not this machine.
-    package static func needsKey(url: String) -> Bool {
-        guard let host = URLComponents(string: url)?.host?.lowercased() else { return true }
-        return !(host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127."))
+    /// Whether a key would go to the server at `url`: its host is not this machine, by the
+    /// one rule (``ThisMachine``), never by how it is spelled.
+    package static func needsKey(url: String) async -> Bool {
+        guard let origin = URL(string: url).flatMap(ServerOrigin.init) else { return true }
+        return !(await ThisMachine.resolve(origin.host).isThisMachine)
     }
 
     /// The key the remote engine sends, described from `presence`: for `server`, in `ref`.

@@ -10,7 +10,9 @@ import KeepPorts
     ///
     /// A sealed payload is `format (1) ‖ nonce (12) ‖ ciphertext ‖ tag (16)`. The nonce is
     /// fresh from `RAND_bytes` for every seal; the associated data is the row's
-    /// `SealBinding` (owner, kind, shape version, subject hash, length-prefixed). Sealing
+    /// `SealBinding` (owner, kind, shape version, subject hash, length-prefixed, and the
+    /// row's time), under the format the payload names: format 2 is written, and a format-1
+    /// payload (sealed before times were bound) opens with the binding of its day. Sealing
     /// writes straight into the result and opening decrypts straight into the returned
     /// bytes: no copy of the payload is made on the way.
     public struct AESGCMSealer: SealingPort {
@@ -60,7 +62,9 @@ import KeepPorts
         /// The payload of `sealed`, or a `notAuthentic` error when it was altered, sealed
         /// under another key, or sealed for another binding.
         public func open(_ sealed: SealedPayload, for binding: SealBinding) throws(SealingError) -> [UInt8] {
-            let associated = binding.associatedData(format: SealedPayload.format)
+            // The binding of the payload's own format (checked to be one this build knows
+            // when the payload was made); the format byte is inside the tag's reach.
+            let associated = binding.associatedData(format: sealed.bytes[0])
             let nonceEnd = 1 + SealedPayload.nonceCount
             let tagStart = sealed.bytes.count - SealedPayload.tagCount
             let count = tagStart - nonceEnd
@@ -100,6 +104,10 @@ import KeepPorts
         /// the key at hand.
         var keyCheck: [UInt8] { Array(keys.check) }
 
+        /// Whether the derived keys' memory is kept out of swap (`mlock`) and out of core
+        /// files (`MADV_DONTDUMP`), as far as the system permitted.
+        var keyMemory: (locked: Bool, excludedFromCoreFiles: Bool) { keys.isProtected }
+
         /// 32 fresh random bytes for a new data key.
         static func makeDataKey() throws(SealingError) -> [UInt8] {
             try [UInt8](unsafeUninitializedCapacity: LibCrypto.keyCount) { (buffer, initialized) throws(SealingError) in
@@ -116,13 +124,15 @@ import KeepPorts
 
     // MARK: - The derived keys
 
-    /// The three keys HKDF-SHA256 derives from a data key, in one buffer that is wiped and
-    /// freed when the last sealer holding it goes away.
+    /// The three keys HKDF-SHA256 derives from a data key, in memory of their own
+    /// (``KeyMemory``: left out of core files, kept out of swap where `mlock` is permitted)
+    /// that is wiped and freed when the last sealer holding it goes away.
     ///
     /// `@unchecked Sendable`: the buffer is written once, in `init`, and only read after.
     private final class DerivedKeys: @unchecked Sendable {
         /// `sealing (32) ‖ hashing (32) ‖ check (32)`.
-        private let storage: UnsafeMutableRawBufferPointer
+        private let memory: KeyMemory
+        private var storage: UnsafeMutableRawBufferPointer { memory.bytes }
 
         /// The labels that make each derived key different; changing one changes every key
         /// derived from it, so they are fixed for format 1.
@@ -133,7 +143,11 @@ import KeepPorts
 
         init(dataKey: UnsafeRawBufferPointer) throws(SealingError) {
             let count = LibCrypto.keyCount
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count * Self.labels.count, alignment: 16)
+            guard let memory = KeyMemory(count: count * Self.labels.count, wipe: LibCrypto.cleanse) else {
+                throw SealingError(
+                    code: .library, operation: "key memory", detail: "no memory could be had for the derived keys")
+            }
+            let buffer = memory.bytes
             do throws(SealingError) {
                 for (index, label) in Self.labels.enumerated() {
                     try Array(label.utf8).withBytes { info throws(SealingError) in
@@ -143,16 +157,15 @@ import KeepPorts
                     }
                 }
             } catch {
-                LibCrypto.cleanse(buffer)
-                buffer.deallocate()
+                // The memory is wiped and unmapped as it goes.
                 throw error
             }
-            storage = buffer
+            self.memory = memory
         }
 
-        deinit {
-            LibCrypto.cleanse(storage)
-            storage.deallocate()
+        /// Whether the keys are kept out of swap and core files (for a test to see).
+        var isProtected: (locked: Bool, excludedFromCoreFiles: Bool) {
+            (memory.isLocked, memory.isExcludedFromCoreFiles)
         }
 
         var sealing: UnsafeRawBufferPointer { slice(0) }

@@ -33,9 +33,11 @@ package final class ScriptedServer: ServerHTTPPort {
 
     package var requests: [Request] { state.withLock { $0.requests } }
 
-    package func get(_ url: URL, apiKey: String?) throws(HTTPFailure) -> HTTPAnswer {
+    package func get(_ url: URL, apiKey: APIKey?, keyOverHttpHosts: [String]) throws(HTTPFailure) -> HTTPAnswer {
+        // The key as text, for a test to compare: the double keeps what it was sent.
+        let key = apiKey?.withBytes { String(decoding: $0, as: UTF8.self) }
         let reply = state.withLock { state in
-            state.requests.append(Request(url: url, apiKey: apiKey))
+            state.requests.append(Request(url: url, apiKey: key))
             return state.reply
         }
         switch reply {

@@ -43,7 +43,7 @@ struct Invocation: Sendable {
             console.warning(warning)
         }
         if let remote = engine as? RemoteEngine {
-            await warnIfKeyUnreadable(remote.keyRef, backend, needsKey: KeyringChecks.needsKey(url: remote.baseURL))
+            await warnIfKeyUnreadable(remote.keyRef, backend, url: remote.baseURL)
         }
         return engine
     }
@@ -52,8 +52,10 @@ struct Invocation: Sendable {
     /// question never goes out keyless in silence: always for a keyring that refuses
     /// (locked), and without any keyring when the server is not on this machine (a local
     /// one needs no key; a 401 from it says the key could not be read).
-    private func warnIfKeyUnreadable(_ ref: SecretRef, _ backend: SecretsBackend, needsKey: Bool) async {
-        guard backend.keyringUnavailable == nil || needsKey,
+    private func warnIfKeyUnreadable(_ ref: SecretRef, _ backend: SecretsBackend, url: String) async {
+        // Whether the server is this machine is asked only when it matters (a lookup).
+        if backend.keyringUnavailable != nil, !(await KeyringChecks.needsKey(url: url)) { return }
+        guard
             case .unknown(let error) = await backend.presence(of: ref)
         else { return }
         console.warning("the key in \(ref) cannot be read: \(error)")

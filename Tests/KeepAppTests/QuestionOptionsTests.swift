@@ -17,8 +17,8 @@ import Testing
 /// comes back with the answer (model, server, usage), below the command line.
 @Suite("A question's options and its answer's origin")
 struct QuestionOptionsTests {
-    private static func body(_ request: URLRequest) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: request.httpBody ?? Data()) as? [String: Any])
+    private static func body(_ request: OutgoingRequest) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: request.body ?? Data()) as? [String: Any])
     }
 
     @Test("the request asks for usage with the stream, sends max_tokens only when capped, and the system prompt first")

@@ -26,7 +26,7 @@ struct SettingRegistryTests {
         #expect(
             defs.map(\.key) == [
                 "engineId", "baseUrl", "model", "temperature", "system", "maxTokens", "keySlot", "keyAccount",
-                "openaiApiKey", "keyOverHttpHosts", "answerLimitMiB", "chatHistory",
+                "openaiApiKey", "keyOverHttpHosts", "answerLimitMiB", "answerTimeoutSeconds", "chatHistory",
             ])
         #expect(Set(defs.map(\.key)).count == defs.count)
         for def in defs {

@@ -6,9 +6,7 @@ import Testing
 /// that is not loopback. Skipped, saying why, where `unshare -n` is not permitted.
 @Suite(
     "A key never crosses a network in clear, and loopback never goes through a proxy",
-    .enabled(
-        if: NetworkNamespace.unavailable == nil,
-        "needs a network namespace of its own (unshare -n as root or with CAP_SYS_ADMIN), which this machine refuses"))
+    .needsNetworkNamespace)
 struct CleartextTests {
     static let key = "sk-cleartext-test-42"
 

@@ -141,11 +141,12 @@ struct CommandLineTests {
             (
                 "baseUrl", "ftp://x",
                 "keep: baseUrl must be an http:// or https:// URL with a host (and a port from 1 to 65535 if any), "
-                    + "without a user, password, query or fragment\n"
+                    + "without a user, password, query or fragment, and not an IPv6 address in brackets, which the "
+                    + "HTTP library keep uses on Linux cannot connect to (use 127.0.0.1 for this machine)\n"
             ),
             (
                 "nonsense", "1",
-                "keep: there is no setting called \"nonsense\"; the settings are engineId, baseUrl, model, temperature, system, maxTokens, keySlot, keyAccount, openaiApiKey, keyOverHttpHosts, answerLimitMiB, chatHistory\n"
+                "keep: there is no setting called \"nonsense\"; the settings are engineId, baseUrl, model, temperature, system, maxTokens, keySlot, keyAccount, openaiApiKey, keyOverHttpHosts, answerLimitMiB, answerTimeoutSeconds, chatHistory\n"
             ),
         ] {
             let refused = try await sandbox.run("settings", "set", key, value)
@@ -181,7 +182,7 @@ struct CommandLineTests {
         #expect(
             rows.map { $0["key"] as? String } == [
                 "engineId", "baseUrl", "model", "temperature", "system", "maxTokens", "keySlot", "keyAccount",
-                "openaiApiKey", "keyOverHttpHosts", "answerLimitMiB", "chatHistory",
+                "openaiApiKey", "keyOverHttpHosts", "answerLimitMiB", "answerTimeoutSeconds", "chatHistory",
             ])
         #expect(rows[0]["value"] as? String == "remote" && rows[0]["isSet"] as? Bool == true)
         #expect(rows[3]["value"] as? Double == 0.7 && rows[3]["isSet"] as? Bool == false)

@@ -222,6 +222,26 @@ struct NetworkEdgeTests {
         #expect(!asked.stderr.contains(Self.key) && !asked.stdout.contains(Self.key))
     }
 
+    @Test(
+        "a key the server echoes into a streamed answer, even split across chunks, is hidden before it is shown or kept"
+    )
+    func echoedKeyInAnswer() async throws {
+        let key = Self.key
+        let cut = key.index(key.startIndex, offsetBy: 7)
+        let pieces = ["your key is ", String(key[..<cut]), String(key[cut...]), " and again \(key)", " sk-edge-t"]
+        let server = try LoopbackServer(LoopbackServer.streaming(pieces))
+        let sandbox = try await sandbox(for: server)
+        let asked = try await sandbox.run("ask", "what is my key?")
+        #expect(asked.status == .exited(0), "\(asked)")
+        #expect(server.requests.first?.header("Authorization") == "Bearer \(key)", "the server had the key to echo")
+        #expect(asked.stdout == "your key is [your key] and again [your key] sk-edge-t\n", "\(asked)")
+        let id = try #require(asked.chatId)
+        #expect(try await sandbox.messages(id).last == "your key is [your key] and again [your key] sk-edge-t")
+        let stored = try await sandbox.run("store", "get", "chats", id)
+        #expect(stored.stdout.contains("[your key]"), "the scan below sees the stored answer")
+        #expect(!stored.stdout.contains(key))
+    }
+
     @Test("ids and values from disk never control the terminal; a value piped out of keep store get stays exact")
     func hostileStoreText() async throws {
         let sandbox = try Sandbox()
@@ -282,6 +302,76 @@ struct NetworkEdgeTests {
         #expect(try await sandbox.chat(id)["draft"] as? String == "go on forever")
     }
 
+    @Test("a server that trickles a comment line every moment is ended at answerTimeoutSeconds, the question kept")
+    func tricklingAnswer() async throws {
+        let server = try LoopbackServer(
+            LoopbackServer.openAI { _, responder in
+                responder.beginEvents()
+                responder.content("so far ")
+                // A keep-alive comment, over and over: never idle, never an answer.
+                for _ in 0..<6000 where responder.chunkSent(": still thinking\n") { usleep(50_000) }
+            })
+        let sandbox = try await sandbox(for: server, key: nil)
+        #expect(try await sandbox.run("settings", "set", "answerTimeoutSeconds", "2").status == .exited(0))
+        let asked = try await sandbox.run("ask", "take your time")
+        #expect(asked.status == .exited(1), "\(asked)")
+        #expect(
+            asked.stderr.contains(
+                "keep: the answer from \(server.baseURL) took longer than 2 seconds (the answerTimeoutSeconds "
+                    + "setting); stopped waiting; the question is kept"), "\(asked)")
+        let id = try #require(asked.chatId)
+        #expect(try await sandbox.messages(id).isEmpty)
+        #expect(try await sandbox.chat(id)["draft"] as? String == "take your time")
+    }
+
+    @Test("a server that trickles its response headers, a line every moment, is ended there, the question kept")
+    func tricklingHeaders() async throws {
+        let server = try LoopbackServer(
+            LoopbackServer.openAI { _, responder in
+                responder.raw("HTTP/1.1 200 OK\r\n")
+                for index in 0..<6000 where responder.raw("X-Slow-\(index): a\r\n") { usleep(50_000) }
+            })
+        let sandbox = try await sandbox(for: server, key: nil)
+        #expect(try await sandbox.run("settings", "set", "answerTimeoutSeconds", "2").status == .exited(0))
+        let asked = try await sandbox.run("ask", "are you there?")
+        #expect(asked.status == .exited(1), "\(asked)")
+        #expect(
+            asked.stderr.contains(
+                "keep: the server at \(server.baseURL) did not finish its response headers within 2 seconds; "
+                    + "gave up; the question is kept"), "\(asked)")
+        #expect(try await sandbox.chat(try #require(asked.chatId))["draft"] as? String == "are you there?")
+    }
+
+    @Test("answerTimeoutSeconds takes whole seconds from 1 to 86400, and an answer within it is whole")
+    func answerTimeoutSetting() async throws {
+        let server = try LoopbackServer(LoopbackServer.streaming(["in ", "time"]))
+        let sandbox = try await sandbox(for: server, key: nil)
+        for refused in ["0", "1.5", "86401", "soon"] {
+            #expect(try await sandbox.run("settings", "set", "answerTimeoutSeconds", refused).status == .exited(1))
+        }
+        #expect(try await sandbox.run("settings", "get", "answerTimeoutSeconds").stdout == "600\n")
+        #expect(try await sandbox.run("settings", "set", "answerTimeoutSeconds", "30").status == .exited(0))
+        let asked = try await sandbox.run("ask", "quick")
+        #expect(asked.status == .exited(0), "\(asked)")
+        #expect(asked.stdout == "in time\n")
+    }
+
+    @Test("an 8 MiB response header is one line that says what happened, never \"Out of memory\" alone")
+    func hugeResponseHeader() async throws {
+        let server = try LoopbackServer(
+            LoopbackServer.openAI { _, responder in
+                responder.raw("HTTP/1.1 200 OK\r\nX-Huge: " + String(repeating: "a", count: 8 << 20) + "\r\n\r\n")
+            })
+        let sandbox = try await sandbox(for: server, key: nil)
+        let asked = try await sandbox.run("ask", "hi")
+        #expect(asked.status == .exited(1), "\(asked)")
+        #expect(
+            asked.stderr.contains(
+                "the request to \(server.baseURL) failed: the server's response headers are larger than the HTTP "
+                    + "library reads"), "\(asked)")
+        #expect(!asked.stderr.contains("NSURLErrorDomain"))
+    }
+
     @Test("an answer under the size limit is whole")
     func answerUnderTheLimit() async throws {
         let long = String(repeating: "y", count: 600_000)
@@ -337,7 +427,7 @@ struct NetworkEdgeTests {
     @Test(
         "keep settings set accepts a baseUrl that keeps every rule",
         arguments: [
-            "https://api.example.test/v1", "http://127.0.0.1:8080/v1", "http://[::1]:11434/v1",
+            "https://api.example.test/v1", "http://127.0.0.1:8080/v1", "http://localhost.:8080/v1",
             "http://localhost:65535",
             "HTTPS://Example.test:1/v1/",
         ])
@@ -346,6 +436,19 @@ struct NetworkEdgeTests {
         let set = try await sandbox.run("settings", "set", "baseUrl", url)
         #expect(set.status == .exited(0), "\(set)")
         #expect(try await sandbox.run("settings", "get", "baseUrl").stdout == url + "\n")
+    }
+
+    @Test("keep settings set refuses an IPv6 address in brackets, saying why, rather than failing at every ask")
+    func ipv6LiteralRefused() async throws {
+        let sandbox = try Sandbox()
+        let set = try await sandbox.run("settings", "set", "baseUrl", "http://[::1]:11434/v1")
+        #expect(set.status == .exited(1), "\(set)")
+        #expect(
+            set.stderr.contains(
+                "not an IPv6 address in brackets, which the HTTP library keep uses on Linux cannot connect to "
+                    + "(use 127.0.0.1 for this machine)"), "\(set)")
+        #expect(!set.stderr.contains("NSURLErrorDomain"))
+        #expect(try await sandbox.run("settings", "get", "baseUrl").stdout == "http://127.0.0.1:8080/v1\n")
     }
 
     @Test("a stored baseUrl that breaks a rule is reported by keep doctor, never used, and its password never shown")
@@ -365,6 +468,55 @@ struct NetworkEdgeTests {
         // refused one, user and password and all, is never sent.
         #expect(server.requests.allSatisfy { $0.header("Authorization") == nil }, "the refused address is not used")
         #expect(try String(contentsOfFile: settingsFile, encoding: .utf8).contains(legacy), "and left as it was")
+    }
+
+    // MARK: - What goes out
+
+    /// The headers keep's requests carry, as docs/keep-guide.md lists them ("What keep sends").
+    static let documentedHeaders: Set<String> = [
+        "host", "user-agent", "accept", "accept-encoding", "accept-language", "connection", "content-type",
+        "content-length", "authorization",
+    ]
+
+    @Test("every request carries User-Agent keep/<version> and only the headers the guide lists")
+    func headersSent() async throws {
+        let server = try LoopbackServer(LoopbackServer.streaming(["ok"]))
+        let sandbox = try await sandbox(for: server)
+        let version = try await sandbox.run("--version").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(version.hasPrefix("keep "), "\(version)")
+        #expect(try await sandbox.run("ask", "hi").status == .exited(0))
+        #expect(try await sandbox.run("engines").status == .exited(0))
+        let requests = server.requests
+        try #require(requests.count == 2, "the chat and the model list: \(requests.map(\.path))")
+        for request in requests {
+            let names = Set(request.headers.map { $0.name.lowercased() })
+            #expect(names.isSubset(of: Self.documentedHeaders), "\(request.path): \(names)")
+            #expect(request.header("User-Agent") == "keep/" + version.dropFirst("keep ".count), "\(request.headers)")
+            #expect(request.header("Authorization") == "Bearer \(Self.key)")
+            #expect(request.header("Host") == "127.0.0.1:\(server.port)")
+            #expect(request.headers.filter { $0.name.lowercased() == "user-agent" }.count == 1)
+        }
+        #expect(requests[0].header("Content-Type") == "application/json")
+        #expect(requests[0].header("Accept") == "text/event-stream")
+        #expect(requests[1].header("Accept") == "application/json")
+    }
+
+    @Test("a remote turn under umask 000 creates nothing in XDG_DATA_HOME or HOME but keep's own data root")
+    func nothingOutsideTheDataRoot() async throws {
+        let server = try LoopbackServer(LoopbackServer.streaming(["ok"]))
+        var sandbox = try await sandbox(for: server)
+        sandbox.launcher = ["/bin/sh", "-c", "umask 000 && exec \"$@\"", "sh"]
+        let folder = sandbox.directory.path
+        func entries(_ path: String) throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+        }
+        // The same listing sees what a run makes: the data root, made by the settings above.
+        #expect(try entries(sandbox.dataHome) == ["keep"], "\(folder)")
+        let homeBefore = try entries(sandbox.home)
+        #expect(try await sandbox.run("ask", "hi").status == .exited(0))
+        #expect(try await sandbox.run("engines").status == .exited(0))
+        #expect(try entries(sandbox.dataHome) == ["keep"], "nothing beside the data root")
+        #expect(try entries(sandbox.home) == homeBefore, "nothing in HOME (no cache, no cookies)")
     }
 
     // MARK: - The process

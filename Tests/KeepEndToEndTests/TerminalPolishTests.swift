@@ -38,7 +38,7 @@ struct TerminalPolishTests {
         let rows = lines.filter { $0.hasPrefix("  /") }
         #expect(
             rows.map { String($0.split(separator: " ")[0]) } == [
-                "/new", "/chats", "/open", "/model", "/system", "/help", "/quit",
+                "/new", "/chats", "/open", "/model", "/server", "/role", "/system", "/help", "/quit",
             ])
         let column = try #require(rows.first?.firstRange(of: "start a new chat")?.lowerBound.utf16Offset(in: rows[0]))
         #expect(column == "  /system [TEXT]  ".count, "the column follows the longest name with its arguments")

@@ -54,14 +54,16 @@ struct ChatEngineTests {
 
     // MARK: - The remote engine's request
 
+    /// The request as it is sent (the key's header built then), to `baseURL`.
     private static func request(
         apiKey: String?, baseURL: String = "http://127.0.0.1:8080/v1"
     ) throws
         -> URLRequest
     {
         try RemoteEngine.request(
-            baseURL: baseURL, model: "m", temperature: 0.3, conversation: question("hi"), apiKey: apiKey,
-            keyRef: SecretRef(.openai))
+            baseURL: baseURL, model: "m", temperature: 0.3, conversation: question("hi"), apiKey: APIKey(apiKey),
+            keyRef: SecretRef(.openai)
+        ).sending(userAgent: "keep/test")
     }
 
     @Test("with no key, or an empty one, the request has no Authorization header at all", arguments: [nil, ""])
@@ -111,7 +113,8 @@ struct ChatEngineTests {
 
     @Test("a server's message is shown on one line, cut short, with the key blanked out")
     func serverMessages() {
-        #expect(RemoteEngine.oneLine("bad key sk-abc\nsee docs", hiding: "sk-abc") == "bad key [your key] see docs")
+        #expect(
+            RemoteEngine.oneLine("bad key sk-abc\nsee docs", hiding: APIKey("sk-abc")) == "bad key [your key] see docs")
         #expect(RemoteEngine.oneLine(String(repeating: "x", count: 400), hiding: nil).count == 300)
         #expect(RemoteEngine.keySetCommand(SecretRef(.openai)) == "`keep key set openai`")
         #expect(

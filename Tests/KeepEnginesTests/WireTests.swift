@@ -23,11 +23,13 @@ struct WireTests {
         ]
     }
 
+    /// The request as it is sent: the key's header built, as the transport builds it.
     private func request(_ wire: ServerProtocol, image: Bool = false) throws -> URLRequest {
         try RemoteEngine.request(
             baseURL: "https://api.example.com/v1/", model: "m1", temperature: 1.5,
             conversation: conversation(image: image),
-            apiKey: "secret-key", keyRef: SecretRef(wire.defaultSlot), askUsage: false, wire: wire)
+            apiKey: APIKey("secret-key"), keyRef: SecretRef(wire.defaultSlot), askUsage: false, wire: wire
+        ).sending(userAgent: "keep/test")
     }
 
     private func body(_ request: URLRequest) throws -> [String: Any] {

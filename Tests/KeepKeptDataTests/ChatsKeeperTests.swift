@@ -48,7 +48,8 @@ struct ChatsKeeperTests {
     func unreadableIsLeft() async throws {
         let store = ChatsMemoryStore()
         let (chats, sealer) = try keeper(store)
-        let binding = SealBinding(owner: ChatsKeeper.owner, kind: LastOpenChat.kind, shapeVersion: 2, subject: nil)
+        let binding = SealBinding(
+            owner: ChatsKeeper.owner, kind: LastOpenChat.kind, shapeVersion: 2, subject: nil, millisecondsSince1970: 5)
         let newer = KeptRecord(
             kind: LastOpenChat.kind, subject: nil, shapeVersion: 2, at: KeptInstant(millisecondsSince1970: 5),
             sealed: try sealer.seal(Array(#"{"chats":["a"]}"#.utf8), for: binding))

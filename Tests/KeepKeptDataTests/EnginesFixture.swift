@@ -38,9 +38,12 @@ struct EnginesFixture {
         _ shape: S.Type, version: Int, payload: String, about server: ServerAddress?, at: Date? = nil
     ) throws -> KeptRecord {
         let subject = try server.map { try sealer.subjectHash($0.text) }
-        let binding = SealBinding(owner: EnginesKeeper.owner, kind: S.kind, shapeVersion: version, subject: subject)
+        let time = KeptInstant(at ?? clock.now)
+        let binding = SealBinding(
+            owner: EnginesKeeper.owner, kind: S.kind, shapeVersion: version, subject: subject,
+            millisecondsSince1970: time.millisecondsSince1970)
         return KeptRecord(
-            kind: S.kind, subject: subject, shapeVersion: version, at: KeptInstant(at ?? clock.now),
+            kind: S.kind, subject: subject, shapeVersion: version, at: time,
             sealed: try sealer.seal(Array(payload.utf8), for: binding))
     }
 }

@@ -228,7 +228,6 @@ struct EnginesKeeperTests {
             ("  HTTP://LocalHost:8080/v1/ ", "http://localhost:8080/v1"),
             ("https://api.example.test/v1//", "https://api.example.test/v1"),
             ("https://api.example.test", "https://api.example.test"),
-            ("http://[::1]:8080/v1/", "http://[::1]:8080/v1"),
         ])
     func addressSpellings(_ text: String, _ spelled: String) throws {
         #expect(try ServerAddress(text).text == spelled)

@@ -3,6 +3,10 @@ import Testing
 
 @testable import KeepSealed
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite("Sealing with AES-256-GCM under the data key")
 struct SealingTests {
     static let dataKey = Array(UInt8(0)..<32)
@@ -99,6 +103,59 @@ struct SealingTests {
         #expect(try sealer.open(sealed, for: same) == Array("kept".utf8))
     }
 
+    @Test("a payload bound to its row's time opens only at that time: a re-dated row, or an older payload, is refused")
+    func timeIsBound() throws {
+        let sealer = try AESGCMSealer(dataKey: Self.dataKey)
+        func at(_ milliseconds: Int64?) -> SealBinding {
+            SealBinding(
+                owner: "engines", kind: "retention", shapeVersion: 1, subject: nil, millisecondsSince1970: milliseconds)
+        }
+        let older = try sealer.seal(Array("{\"days\":30}".utf8), for: at(1_000))
+        let newer = try sealer.seal(Array("{\"days\":3}".utf8), for: at(2_000))
+        #expect(try sealer.open(newer, for: at(2_000)) == Array("{\"days\":3}".utf8), "the pair: at its time, it opens")
+        for (sealed, time) in [(newer, Int64(2_000 + 365 * 86_400_000)), (older, 2_000), (newer, 1_000)] {
+            #expect {
+                _ = try sealer.open(sealed, for: at(time))
+            } throws: { ($0 as? SealingError)?.code == .notAuthentic }
+        }
+        #expect(throws: SealingError.self, "a time is not the absence of one") { try sealer.open(newer, for: at(nil)) }
+    }
+
+    /// Sealed by the build before times were bound (format 1): data key 0, 1, …, 31, for
+    /// engines/models shape 1 about https://models.example.test/v1.
+    static let sealedBeforeTimes = Hex.bytes(
+        "018648ecc95083c030ad8b0f9c203dd4b37cffe3834b995c355ace1e576f4192f769bbcc594bb4ee640c433643f73795ba054f6bcafcdb3ff47b19"
+    )
+
+    @Test("a payload sealed before times were bound still opens, at any time; relabelled, a new one does not")
+    func formerFormatOpens() throws {
+        let sealer = try AESGCMSealer(dataKey: Self.dataKey)
+        let subject = try sealer.subjectHash("https://models.example.test/v1")
+        let old = try SealedPayload(bytes: Self.sealedBeforeTimes)
+        for time in [nil, 0, 1_700_000_000_000] as [Int64?] {
+            let binding = SealBinding(
+                owner: "engines", kind: "models", shapeVersion: 1, subject: subject, millisecondsSince1970: time)
+            #expect(try sealer.open(old, for: binding) == Array("sealed before times were bound".utf8))
+        }
+        // A new payload relabelled as format 1, to shed its time: its format byte is bound.
+        let binding = SealBinding(
+            owner: "engines", kind: "models", shapeVersion: 1, subject: subject, millisecondsSince1970: 5)
+        let new = try sealer.seal(Array("kept".utf8), for: binding)
+        #expect(new.bytes[0] == 2, "this build writes format 2")
+        let relabelled = try SealedPayload(bytes: [1] + new.bytes.dropFirst())
+        #expect {
+            _ = try sealer.open(relabelled, for: binding)
+        } throws: { ($0 as? SealingError)?.code == .notAuthentic }
+    }
+
+    @Test("the derived keys live in memory left out of core files, and locked out of swap where mlock is permitted")
+    func derivedKeysOutOfCoreFiles() throws {
+        let sealer = try AESGCMSealer(dataKey: Self.dataKey)
+        #expect(sealer.keyMemory.excludedFromCoreFiles, "MADV_DONTDUMP")
+        // mlock is always permitted to root (elsewhere, within a limit that may be used up).
+        if getuid() == 0 { #expect(sealer.keyMemory.locked, "mlock") }
+    }
+
     @Test("nonces never repeat across many seals")
     func noncesNeverRepeat() throws {
         let sealer = try AESGCMSealer(dataKey: Self.dataKey)
@@ -169,7 +226,7 @@ struct SealingTests {
 
     @Test(
         "stored bytes too short or of an unknown format are refused as malformed",
-        arguments: [[], [1], Array(repeating: 1, count: 28), [2] + Array(repeating: 0, count: 40)] as [[UInt8]])
+        arguments: [[], [1], Array(repeating: 1, count: 28), [3] + Array(repeating: 0, count: 40)] as [[UInt8]])
     func malformedSealedBytesAreRefused(_ bytes: [UInt8]) {
         #expect {
             _ = try SealedPayload(bytes: bytes)

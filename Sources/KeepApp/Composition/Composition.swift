@@ -174,7 +174,8 @@ package actor Composition {
     package func kept(creating: Bool = true) async throws(KeptError) -> KeptData {
         if !creating, keptOpening == nil,
             let peek = try await KeptData.peek(
-                root: try? environment.dataRoot(), keys: await secrets().keyStore, http: URLSessionHTTP(), warn: warn)
+                root: try? environment.dataRoot(), keys: await secrets().keyStore,
+                http: URLSessionHTTP(userAgent: KeepVersion.userAgent), warn: warn)
         {
             return peek
         }
@@ -186,7 +187,8 @@ package actor Composition {
                     return .success(
                         try await KeptData.open(
                             root: try? environment.dataRoot(), keys: backend.keyStore,
-                            keyringUnavailable: backend.keyringUnavailable, http: URLSessionHTTP(), warn: warn))
+                            keyringUnavailable: backend.keyringUnavailable,
+                            http: URLSessionHTTP(userAgent: KeepVersion.userAgent), warn: warn))
                 } catch {
                     return .failure(error)
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeepEngines
 
 #if canImport(CProcess)
     internal import CProcess
@@ -13,7 +14,8 @@ import Foundation
 
 /// What `keep` does to its own process at start-up, before any thread starts and before
 /// any key is read (every command may read one): a key in its memory never lands in a
-/// core file, and a request to this machine never goes through a proxy.
+/// core file, a request to this machine never goes through a proxy, and URLSession
+/// creates nothing outside the data root.
 ///
 /// - No core dump: `prctl(PR_SET_DUMPABLE, 0)` (Linux), which also keeps other processes
 ///   of the same user from attaching a debugger or reading its memory through /proc, and
@@ -21,7 +23,11 @@ import Foundation
 /// - No proxy for loopback: libcurl (under FoundationNetworking) reads `http_proxy` and
 ///   `https_proxy` itself and ignores a session's proxy settings, so the loopback hosts
 ///   (`localhost`, 127.0.0.0/8, ::1) are added to `no_proxy` and `NO_PROXY`, after what the
-///   user had there. A proxy is still used for every other host.
+///   user had there. A proxy is still used for every other host. (A request the cleartext
+///   rule found to be for this machine goes to the loopback address the name resolved to,
+///   which these entries cover.)
+/// - Nothing outside the data root: URLSession's shared cookie storage and URL cache are
+///   made where they can create nothing (``SessionConfiguration/makeSharedStorageInert()``).
 package enum ProcessGuard {
     /// The hosts added to `no_proxy`.
     static let loopbackHosts = ["localhost", "127.0.0.0/8", "::1"]
@@ -31,6 +37,7 @@ package enum ProcessGuard {
         var problems: [String] = []
         if let problem = forbidCoreDumps() { problems.append(problem) }
         bypassProxiesForLoopback()
+        SessionConfiguration.makeSharedStorageInert()
         return problems
     }
 

@@ -34,6 +34,14 @@ package enum EngineCatalog {
         return each.dropLast().joined(separator: ", ") + " or " + (each.last ?? "")
     }
 
+    /// What every request obeys and carries: the hosts `keyOverHttpHosts` allows a key over
+    /// plain http, and `User-Agent: keep/<version>` (``KeepVersion``).
+    package static func edge(_ settings: SettingsStore) -> EdgePolicy {
+        EdgePolicy(
+            keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(settings),
+            userAgent: KeepVersion.userAgent)
+    }
+
     /// ``RemoteEngine`` for the setup's server: the key read per request from the ref the
     /// server names, the temperature and the edge's limits from the settings, and why no
     /// keyring answers (when none does) as its advice for a server that wants a key
@@ -49,11 +57,13 @@ package enum EngineCatalog {
             throw EngineError(.configuration, "temperature must be \(SettingRegistry.temperature.rule)")
         }
         var engine = RemoteEngine(
-            server: server, temperature: temperature, keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(settings),
+            server: server, temperature: temperature, answerTimeout: SettingRegistry.answerTimeoutIn(settings),
+            edge: edge(settings),
             answerLimit: SettingRegistry.answerLimitIn(settings)
         ) { () async throws(EngineError) in
             do throws(SettingsError) {
-                return try await readSecret(secrets: secrets, ref: ref)
+                // Bytes from here on; the port's string goes at once.
+                return APIKey(try await readSecret(secrets: secrets, ref: ref))
             } catch {
                 guard case .secrets(let reason) = error else {
                     throw EngineError(.key, "cannot read the API key in \(ref): \(error)")

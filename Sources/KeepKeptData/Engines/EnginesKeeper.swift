@@ -109,24 +109,25 @@ package struct EnginesKeeper: Sendable {
         let health: ServerHealth
         var models: ModelList?
         let readAt: KeptInstant
-        let sendsKey = !(apiKey ?? "").isEmpty
-        if case .refused(let host) = CleartextRule.verdict(
-            for: server.modelsURL, sendsKey: sendsKey, allowedHosts: keyOverHttpHosts)
+        let key = APIKey(apiKey)
+        if case .refused(let host, let detail) = await CleartextRule.verdict(
+            for: server.modelsURL, sendsKey: key != nil, allowedHosts: keyOverHttpHosts)
         {
             readAt = KeptInstant(now())
             health = ServerHealth(
                 reachable: false, latencyMilliseconds: nil, status: nil, says: nil,
-                problem: "not asked: keep does not send the key over plain http to \(host), which is not this "
-                    + "machine (use https, or allow it with keep settings set keyOverHttpHosts \(host))")
+                problem: "not asked: keep does not send the key over plain http to \(host), "
+                    + CleartextRule.notThisMachine(detail)
+                    + " (use https, or allow it with keep settings set keyOverHttpHosts \(host))")
         } else {
             do {
-                let answer = try await http.get(server.modelsURL, apiKey: apiKey)
+                let answer = try await http.get(server.modelsURL, apiKey: key, keyOverHttpHosts: keyOverHttpHosts)
                 readAt = KeptInstant(now())
                 if (200..<300).contains(answer.status) {
                     models = ModelList(modelsBody: answer.body, previous: readings.models?.value, readAt: readAt)?
-                        .hidingKey(apiKey)
+                        .hidingKey(key)
                 }
-                health = Self.health(answer, server: server, modelsRead: models != nil, key: apiKey)
+                health = Self.health(answer, server: server, modelsRead: models != nil, key: key)
             } catch {
                 readAt = KeptInstant(now())
                 health = ServerHealth(
@@ -209,9 +210,9 @@ package struct EnginesKeeper: Sendable {
 
     /// The health reading for `answer`, the key hidden in what the server said.
     private static func health(
-        _ answer: HTTPAnswer, server: ServerAddress, modelsRead: Bool, key: String?
+        _ answer: HTTPAnswer, server: ServerAddress, modelsRead: Bool, key: APIKey?
     ) -> ServerHealth {
-        let sentKey = !(key ?? "").isEmpty
+        let sentKey = key != nil
         let problem: String?
         if case .refuse(let refusal)? = RedirectPolicy.decide(
             from: server.modelsURL, method: "GET", status: answer.status, location: answer.location)

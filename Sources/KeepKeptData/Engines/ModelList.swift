@@ -62,7 +62,7 @@ package struct ModelList: Sendable, Equatable {
 
     /// The list with `key` hidden in every model's name (``ServerText``): a server that
     /// puts the key it was sent into a name never gets it kept or shown.
-    func hidingKey(_ key: String?) -> ModelList {
+    func hidingKey(_ key: APIKey?) -> ModelList {
         ModelList(
             models: models.map { Model(id: ServerText.hidingKey($0.id, key), firstSeen: $0.firstSeen) }, since: since)
     }

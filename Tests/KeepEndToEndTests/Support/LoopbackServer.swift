@@ -53,8 +53,8 @@ final class LoopbackServer: Sendable {
     var connections: Int { accepted.withLock { $0 } }
 
     /// Starts listening on `host` (127.0.0.1 unless a test's own network namespace gives
-    /// another); `handler` answers every request.
-    init(host: String = "127.0.0.1", _ handler: @escaping Handler) throws {
+    /// another) and `port` (any free one unless given); `handler` answers every request.
+    init(host: String = "127.0.0.1", port requested: UInt16 = 0, _ handler: @escaping Handler) throws {
         self.handler = handler
         self.host = host
         var hostAddress = in_addr()
@@ -66,7 +66,7 @@ final class LoopbackServer: Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr = hostAddress  // 127.0.0.1 unless the test's own namespace says otherwise
-        address.sin_port = 0  // any free port
+        address.sin_port = requested.bigEndian  // 0: any free port
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in

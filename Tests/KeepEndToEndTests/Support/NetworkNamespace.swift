@@ -1,10 +1,11 @@
 import Foundation
+import Testing
 
 /// A network namespace of the test's own, with the TEST-NET address 192.0.2.1 on its
 /// loopback device: a host that is not loopback for keep, reachable without leaving the
 /// machine (the namespace has no other device, so nothing in it reaches any other address).
 ///
-/// A holder process (`unshare -n`, then `sleep`) keeps the namespace alive; ``listen(_:)``
+/// A holder process (`unshare -n`, then waiting on a pipe) keeps the namespace alive; ``listen(_:)``
 /// makes a socket inside it from a thread that enters it for the moment (`setns` changes
 /// the namespace of the calling thread only), and ``launcher`` starts keep inside it
 /// (`nsenter --net`). The holder is killed when the value goes.
@@ -30,19 +31,27 @@ final class NetworkNamespace: Sendable {
     }()
 
     private let holder: Process
+    /// The holder's standard input: closed (or written to) only when the value goes.
+    private let lifeline: Pipe
 
     /// Makes the namespace and waits until its loopback device is up with ``address``.
     init() throws {
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        // It waits on its standard input, a pipe only this value holds: it lives exactly as
+        // long as the value (however slowly a loaded machine runs the test), and ends by
+        // itself if the test process dies (the pipe closes).
         holder.arguments = [
             "-n", "/bin/sh", "-c",
-            "ip addr add \(Self.address)/32 dev lo && ip link set lo up && echo ready && exec sleep 600",
+            "ip addr add \(Self.address)/32 dev lo && ip link set lo up && echo ready && exec head -c 1",
         ]
         let ready = Pipe()
+        let lifeline = Pipe()
         holder.standardOutput = ready
+        holder.standardInput = lifeline
         try holder.run()
         self.holder = holder
+        self.lifeline = lifeline
         let line = String(decoding: ready.fileHandleForReading.readData(ofLength: 6), as: UTF8.self)
         guard line == "ready\n" else {
             holder.terminate()
@@ -92,5 +101,15 @@ final class NetworkNamespace: Sendable {
     deinit {
         holder.terminate()
         holder.waitUntilExit()
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a suite only where a test may make a network namespace of its own, saying why not elsewhere.
+    static var needsNetworkNamespace: Self {
+        .enabled(
+            if: NetworkNamespace.unavailable == nil,
+            "needs a network namespace of its own (unshare -n as root or with CAP_SYS_ADMIN), which this machine refuses"
+        )
     }
 }
