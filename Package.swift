@@ -58,8 +58,8 @@ let package = Package(
         // MARK: The app's own targets (package access, no product)
 
         // The chat engines (echo, and the remote one over HTTP), the rules of the network edge,
-        // and URLSession behind the HTTP port.
-        .target(name: "KeepEngines", dependencies: ["KeepPorts", "KeepCore"]),
+        // and URLSession behind the HTTP port. A server's text is shown by KeepTerminal's rule.
+        .target(name: "KeepEngines", dependencies: ["KeepPorts", "KeepCore", "KeepTerminal"]),
         // The chat index: a cache of the chats' summaries and words beside the store.
         .target(name: "KeepChatIndex", dependencies: ["KeepPorts", "KeepCore", "KeepSQLite", "KeepFileStore"]),
         // Kept data's owners (what keep reads from servers, and its markers), each with its port
@@ -67,7 +67,8 @@ let package = Package(
         // the edge's rules hold for it too.
         .target(
             name: "KeepKeptData", dependencies: ["KeepPorts", "KeepCore", "KeepSQLite", "KeepSealed", "KeepEngines"]),
-        // Terminal rendering: Markdown, keys, neutralising what a server or a file gave us.
+        // Terminal rendering: Markdown, keys, and the one rule neutralising what a server, a file
+        // or an import gave us (for the terminal and for JSON). No dependency: everything may use it.
         .target(name: "KeepTerminal"),
         // The composition root: the only place (besides the benchmarks) that builds adapters.
         .target(
@@ -84,14 +85,16 @@ let package = Package(
         .target(
             name: "KeepReports",
             dependencies: [
-                "KeepPorts", "KeepCore", "KeepFileStore", "KeepEngines", "KeepKeptData", "KeepApp",
+                "KeepPorts", "KeepCore", "KeepFileStore", "KeepEngines", "KeepChatIndex", "KeepKeptData", "KeepApp",
+                "KeepTerminal",
             ]),
         // The command line's parser and its generated usage and help, tested on its own.
         .target(name: "KeepCLI"),
         .executableTarget(
             name: "keep",
             dependencies: [
-                "KeepPorts", "KeepCore", "KeepEngines", "KeepChatIndex", "KeepKeptData", "KeepTerminal", "KeepApp",
+                "KeepPorts", "KeepCore", "KeepFileStore", "KeepEngines", "KeepChatIndex", "KeepKeptData",
+                "KeepTerminal", "KeepApp",
                 "KeepReports",
                 "KeepCLI", .target(name: "CLibEdit", condition: .when(platforms: [.linux])),
             ]),
@@ -166,7 +169,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "KeepReportsTests",
-            dependencies: ["KeepPorts", "KeepCore", "KeepEngines", "KeepReports", "KeepApp", "KeepConformance"]),
+            dependencies: [
+                "KeepPorts", "KeepCore", "KeepEngines", "KeepReports", "KeepApp", "KeepConformance", "KeepTerminal",
+            ]),
         .testTarget(name: "KeepCLITests", dependencies: ["KeepCLI"]),
         // Depends on the keep executable so `swift build --build-tests` builds the binary it runs.
         .testTarget(

@@ -396,6 +396,16 @@ package struct ChatIndex: Sendable {
     /// The index, opened (created when missing) with its schema in place; an index of
     /// another schema, or made under another key, is emptied first.
     private func open() async throws(SQLiteError) -> SQLiteDatabase {
+        // A FIFO or device planted at a name SQLite opens would hang the first read: refused
+        // before SQLite sees it, as out of reach (not damage: nothing is removed), so the
+        // chats answer instead.
+        do throws(StorageError) {
+            try FileKind.refuseSpecial(path, path + "-wal", path + "-shm", path + "-journal")
+        } catch {
+            throw SQLiteError(
+                operation: "open", path: error.path, extendedCode: 14, message: error.reason ?? error.description,
+                code: .unavailable)
+        }
         let database = try SQLiteDatabase(path: path, busyTimeout: .seconds(5), durable: false)
         // Read first, so listings side by side do not queue for the write lock; a damaged
         // file fails the write below, with its error.

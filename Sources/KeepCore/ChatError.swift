@@ -104,7 +104,7 @@ public struct ChatError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch code.base {
         case .storage:
-            return "chats: \(storage.map { "\($0)" } ?? "the store failed")"
+            return "\(storage.map { "\($0)" } ?? "the store failed")"
         case .unreadable:
             return chat.map { "\($0)" } ?? "a chat cannot be read"
         case .emptySearch:

@@ -312,37 +312,50 @@ public struct ChatRepository: Sendable {
         }
     }
 
-    /// Stores the chat that `text` (keep's JSON of any format this build reads: an export's
-    /// object, or a chat file's lines) holds, as a new chat, in format 3: under its own id
-    /// when no chat or draft has that id, else under a new one. Never writes over a stored
-    /// chat. Answers the chat as stored.
+    /// Stores the chat that `text` (keep's JSON, any version this build reads) holds, as a
+    /// new chat in format 3 (an export's object, or a chat file's lines): under its own id when that id has keep's form (``isOwnIdForm(_:)``) and no
+    /// chat or draft has it, else under a new one (``ImportedChat/newId`` says why). Never
+    /// writes over a stored chat, and never stores an id of another form: an id from a
+    /// file is text from outside, and may hold anything (escapes, bidirectional controls).
+    /// Answers the chat as stored.
     ///
     /// Throws ``ChatError/notAChat(_:)`` when `text` is not a chat this build reads, with the
     /// reason (never quoting the text). The caller holds the store's lock, so the id it
     /// checked is still free when it writes.
-    public func importChat(_ text: String) async throws(ChatError) -> Chat {
+    public func importChat(_ text: String) async throws(ChatError) -> ImportedChat {
         var chat: Chat
         do {
             chat = try ChatFormat.stored(from: text).chat
         } catch {
             throw .notAChat(error.reason)
         }
-        let taken = try await withStorage { () async throws(StorageError) -> Bool in
-            guard !chat.id.isEmpty else { return true }
+        let idInFile = chat.id
+        let why: ImportedChat.NewId? = try await withStorage { () async throws(StorageError) in
+            guard Self.isOwnIdForm(chat.id) else { return .notKeepsForm }
             do throws(StorageError) {
-                return try await exists(chat.id)
+                return try await exists(chat.id) ? .taken : nil
             } catch let error where error.code == .invalidId || error.code == .corrupt {
-                // An id the store cannot hold, or a stored chat it cannot read: not free.
-                return true
+                // A stored chat the store cannot read: not free.
+                return .taken
             }
         }
-        if taken {
+        if why != nil {
             chat = Chat(
                 id: try await newId(), title: chat.title, messages: chat.messages, created: chat.created,
                 updated: chat.updated, engine: chat.engine, system: chat.system)
         }
         try await save(chat)
-        return chat
+        return ImportedChat(chat: chat, idInFile: idInFile, newId: why)
+    }
+
+    /// Whether `id` has the form of the ids ``newId()`` makes: eight digits, a dash, six
+    /// digits, a dash and six lowercase hexadecimal digits (`20250614-153012-3fa9c1`).
+    public static func isOwnIdForm(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        guard bytes.count == 22, bytes[8] == UInt8(ascii: "-"), bytes[15] == UInt8(ascii: "-") else { return false }
+        let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        let isHex = { (byte: UInt8) in isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) }
+        return bytes[0..<8].allSatisfy(isDigit) && bytes[9..<15].allSatisfy(isDigit) && bytes[16...].allSatisfy(isHex)
     }
 
     // MARK: - Keys

@@ -388,6 +388,13 @@ struct InteractiveChat {
         interrupts.onInterrupt(atPrompt)
         printer.finishLine()
         guard case .failure(let error) = result else { return }
+        if case TurnError.chatRemoved = error {
+            // Nothing to ask again there: the next question starts a new chat.
+            console.error("\(error)")
+            current = nil
+            say("(the next question starts a new chat)")
+            return
+        }
         draft = question
         if case TurnError.engine(let cause, _) = error, cause.code == .cancelled {
             say("(stopped; the question is kept as this chat's draft: press Enter to ask it again)")

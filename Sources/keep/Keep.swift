@@ -64,7 +64,7 @@ enum Keep {
             case .usage(let message):
                 return usageFailure(message, usage: usageLines(command), console)
             case .bootFailed(let reason, let detail):
-                console.err(CrashScreen.text(reason: reason, detail: detail, root: try? composition.dataRoot()))
+                console.showError(CrashScreen.text(reason: reason, detail: detail, root: try? composition.dataRoot()))
                 return 1
             }
         } catch {

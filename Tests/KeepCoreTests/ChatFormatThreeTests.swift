@@ -245,9 +245,9 @@ struct ChatFormatThreeTests {
         let exported = try repository.exportText(Self.fixtureChat)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(exported.utf8)) as? [String: Any])
         #expect(object["version"] as? Int == 2)
-        let imported = try await repository.importChat(exported)
+        let imported = try await repository.importChat(exported).chat
         #expect(imported == Self.fixtureChat)
-        let fromLines = try await repository.importChat(try Self.fixture("chat-format-3.jsonl"))
+        let fromLines = try await repository.importChat(try Self.fixture("chat-format-3.jsonl")).chat
         #expect(fromLines.id != Self.fixtureId, "a taken id is not written over")
         #expect(fromLines.messages == Self.fixtureChat.messages && fromLines.title == Self.fixtureChat.title)
         #expect(try await repository.stored(fromLines.id)?.format == 3, "an import is stored in format 3")

@@ -121,9 +121,9 @@ struct ChatFormatVersionTests {
         original.messages = [ChatMessage(role: .user, text: "q", time: Date(timeIntervalSince1970: 1))]
         let exported = try repository.exportText(original)
 
-        let first = try await repository.importChat(exported)
+        let first = (try await repository.importChat(exported)).chat
         #expect(first.id == original.id, "a free id is kept")
-        let second = try await repository.importChat(exported)
+        let second = (try await repository.importChat(exported)).chat
         #expect(second.id != original.id, "a taken id is not written over")
         #expect(second.title == "mine" && second.messages == original.messages)
         #expect(try await repository.read(original.id) == first)
@@ -131,17 +131,39 @@ struct ChatFormatVersionTests {
 
         try await repository.saveDraft("waiting", for: "20250101-000000-000000")
         let draftHolder = Chat(id: "20250101-000000-000000", created: Date(timeIntervalSince1970: 1))
-        let third = try await repository.importChat(try repository.exportText(draftHolder))
+        let third = (try await repository.importChat(try repository.exportText(draftHolder))).chat
         #expect(third.id != draftHolder.id, "an id a draft holds is taken too")
 
         // A file name of more than 255 bytes: the file store cannot hold that id.
         let fixture = try StoreKind.fileStore.fixture()
         let files = ChatRepository(storage: try fixture.open())
         let unstorable = Chat(id: String(repeating: "x", count: 300), created: Date(timeIntervalSince1970: 1))
-        let fourth = try await files.importChat(try files.exportText(unstorable))
+        let fourth = (try await files.importChat(try files.exportText(unstorable))).chat
         #expect(fourth.id != unstorable.id, "an id the store cannot hold gets a new one, not an error")
         #expect(try await files.read(fourth.id) == fourth)
         withExtendedLifetime(fixture) {}
+    }
+
+    @Test(
+        "an imported chat whose id is not of keep's form gets a new id, and says so; one of keep's form keeps it",
+        arguments: [
+            "20250614-153012-3fa9c1\u{1B}]0;x\u{07}", "\u{202E}20250614-153012-3fa9c1", "2025061415301200000000",
+            "20250614-153012-3FA9C1", "../20250614-153012", "", "x",
+        ])
+    func importRenamesForeignIds(_ foreign: String) async throws {
+        let repository = ChatRepository(storage: MemoryStorage())
+        let own = "20250614-153012-3fa9c1"
+        let kept = try await repository.importChat(
+            try repository.exportText(Chat(id: own, title: "t", created: Date(timeIntervalSince1970: 1))))
+        #expect(kept.chat.id == own && kept.newId == nil && kept.idInFile == own, "the pair: keep's own form is kept")
+
+        let imported = try await repository.importChat(
+            try repository.exportText(Chat(id: foreign, title: "t", created: Date(timeIntervalSince1970: 1))))
+        #expect(imported.newId == .notKeepsForm)
+        #expect(imported.idInFile == foreign)
+        #expect(ChatRepository.isOwnIdForm(imported.chat.id) && imported.chat.id != own)
+        #expect(try await repository.read(imported.chat.id)?.title == "t")
+        #expect(try await repository.list().map(\.id).allSatisfy(ChatRepository.isOwnIdForm))
     }
 
     @Test(

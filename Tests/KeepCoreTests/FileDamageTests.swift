@@ -166,7 +166,7 @@ struct FileDamageTests {
             Issue.record("a symlinked settings file stopped the boot")
             return
         }
-        guard case .unreadable(let reason) = core.settings.health else {
+        guard case .refused(let reason) = core.settings.health else {
             Issue.record("the symlink was followed: \(core.settings.health)")
             return
         }
@@ -201,7 +201,7 @@ struct FileDamageTests {
             Issue.record("a refused settings file stopped the boot")
             return
         }
-        guard case .unreadable(let reason) = core.settings.health else {
+        guard case .refused(let reason) = core.settings.health else {
             Issue.record("not reported: \(core.settings.health)")
             return
         }

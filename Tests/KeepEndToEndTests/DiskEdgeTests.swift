@@ -124,7 +124,7 @@ struct DiskEdgeTests {
 
         let asked = try await sandbox.run("ask", "hello")
         #expect(asked.status == .exited(0), "\(asked)")
-        #expect(asked.stderr.contains("warning: the settings file is unreadable"), "\(asked)")
+        #expect(asked.stderr.contains("warning: the settings file cannot be read"), "\(asked)")
         #expect(asked.stderr.contains("symbolic link"), "\(asked)")
         let set = try await sandbox.run("settings", "set", "engineId", "remote")
         #expect(set.status == .exited(1), "\(set)")

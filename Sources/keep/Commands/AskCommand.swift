@@ -92,7 +92,7 @@ enum AskCommand {
         }
         let session = try await runner.begin(question, in: id)
         let json = invocation.json
-        if !json { console.err("\(await session.id)\n") }
+        if !json { console.showError("\(Console.field(await session.id))\n") }
 
         // On a terminal that shows the answer, nothing typed meanwhile is echoed into it.
         let quiet = console.inputIsTerminal && console.outputIsTerminal && !json ? QuietTerminal() : nil

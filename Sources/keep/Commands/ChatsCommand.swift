@@ -3,6 +3,7 @@ import KeepApp
 import KeepCLI
 import KeepChatIndex
 import KeepCore
+import KeepFileStore
 import KeepPorts
 import KeepReports
 import KeepTerminal
@@ -103,14 +104,14 @@ enum ChatsCommand {
         var text = ""
         for chat in listing.chats {
             let draft = withDraft.contains(chat.id) ? "  (unanswered question)" : ""
-            text += "\(chat.id)  \(localTime(chat.updated))  \(count(chat.messageCount, "message"))  "
-            text += "\(chat.title)\(draft)\n"
+            text += "\(Console.field(chat.id))  \(localTime(chat.updated))  \(count(chat.messageCount, "message"))  "
+            text += "\(Console.field(chat.title))\(draft)\n"
         }
         for id in draftOnly {
-            text += "\(id)  new chat; its first question is still unanswered\n"
+            text += "\(Console.field(id))  new chat; its first question is still unanswered\n"
         }
         for chat in listing.unreadable {
-            text += "\(chat.id)  UNREADABLE: \(chat.reason)\n"
+            text += "\(Console.field(chat.id))  UNREADABLE: \(Console.field(chat.reason))\n"
         }
         console.show(text)
     }
@@ -164,7 +165,8 @@ enum ChatsCommand {
         if invocation.json { return try invocation.printJSON(ChatReport(chat, draft: draft)) }
         let console = invocation.console
         console.show(
-            "\(chat.title.isEmpty ? "(untitled)" : chat.title)\n\(chat.id) · \(count(chat.messages.count, "message"))"
+            "\(chat.title.isEmpty ? "(untitled)" : Console.field(chat.title))\n\(Console.field(chat.id)) · "
+                + count(chat.messages.count, "message")
                 + (chat.messages.isEmpty ? "" : " · updated \(localTime(chat.updated))") + "\n")
         if let system = chat.system, !system.isEmpty { console.show("system prompt: \(quoted(system))\n") }
         if console.outputIsTerminal {
@@ -187,7 +189,8 @@ enum ChatsCommand {
                     + (mode == .raw
                         ? "> \(TerminalText.neutralised(quoted(draft)))\n" : Transcript.question(draft, mode: mode))
                     + TerminalText.neutralised(
-                        "(unanswered: `keep ask --chat \(chat.id)` asks it again, as does Enter in `keep chat \(chat.id)`)\n"
+                        "(unanswered: `keep ask --chat \(Console.field(chat.id))` asks it again, as does Enter in "
+                            + "`keep chat \(Console.field(chat.id))`)\n"
                     ))
         }
     }
@@ -208,7 +211,7 @@ enum ChatsCommand {
             do {
                 let id = try await invocation.chatId(typed)
                 try await removeChat(id, chats, invocation)
-                console.out("Removed chat \(id).\n")
+                console.show("Removed chat \(Console.field(id)).\n")
             } catch {
                 guard case .failure(let message) = error else { throw error }
                 console.error(message)
@@ -264,7 +267,7 @@ enum ChatsCommand {
         } catch let error as ChatError {
             throw CommandFailure.failure("cannot rename chat \(StorageError.quoted(id)): \(error)")
         }
-        invocation.console.out("Chat \(id) is now \(StorageError.quoted(title)).\n")
+        invocation.console.show("Chat \(Console.field(id)) is now \(StorageError.quoted(title)).\n")
     }
 
     static func exportChat(_ invocation: Invocation) async throws {
@@ -277,7 +280,13 @@ enum ChatsCommand {
             throw CommandFailure.failure("there is no chat \(StorageError.quoted(id)); `keep chats` lists them")
         }
         do {
-            invocation.console.out(kind == "json" ? try chats.exportText(chat) : ChatMarkdown.text(of: chat))
+            // On a terminal or in a file: JSON escapes what a terminal would obey, Markdown shows
+            // it as visible stand-ins (the answer's OSC 52 is text in a .md, never a clipboard write).
+            if kind == "json" {
+                invocation.console.json(try chats.exportText(chat))
+            } else {
+                invocation.console.show(ChatMarkdown.text(of: chat))
+            }
         } catch {
             throw CommandFailure.because(error)
         }
@@ -298,35 +307,64 @@ enum ChatsCommand {
         let chats = ChatRepository(storage: try await storage(invocation))
         let held = try await invocation.composition.storeLock().acquire()
         defer { held.release() }
-        let chat: Chat
+        let imported: ImportedChat
         do {
-            chat = try await chats.importChat(text)
+            imported = try await chats.importChat(text)
         } catch {
             throw CommandFailure.failure("cannot import \(StorageError.quoted(path)): \(error)")
         }
+        let chat = imported.chat
+        // Said on standard error, so that --json stays one object.
+        switch imported.newId {
+        case .notKeepsForm?:
+            invocation.console.showError(
+                "The file's chat id \(Console.field(StorageError.quoted(imported.idInFile))) is not of the form keep "
+                    + "makes (like 20250614-153012-3fa9c1), so the chat was given a new id: \(chat.id).\n")
+        case .taken?:
+            invocation.console.showError(
+                "A chat or draft already has the file's id \(Console.field(imported.idInFile)), so the chat was given "
+                    + "a new id: \(chat.id).\n")
+        case nil:
+            break
+        }
         if invocation.json { return try invocation.printJSON(ChatReport(chat, draft: nil)) }
-        invocation.console.out(
-            "Imported chat \(chat.id): \(TerminalText.neutralised(chat.title)) (\(count(chat.messages.count, "message"))).\n"
-        )
+        invocation.console.show(
+            "Imported chat \(chat.id): \(Console.field(chat.title)) (\(count(chat.messages.count, "message"))).\n")
     }
 
     /// The text of the file at `path`, at most ``importLimit`` bytes of UTF-8.
+    ///
+    /// Only a regular file (or a link to one) is read: a FIFO, a device (`/dev/zero` never
+    /// ends) or a socket is refused, by what it is, before it is opened; and no more than
+    /// one byte past the limit is read, whatever the file says its size is.
     private static func readFile(_ path: String) throws(CommandFailure) -> String {
+        let named = "\(StorageError.quoted(path))"
+        let kind: FileKind?
+        do {
+            kind = try FileKind.of(path, following: true)
+        } catch {
+            throw .failure("cannot read \(named): \(error)")
+        }
+        guard let kind else { throw .failure("there is no file \(named)") }
+        guard kind == .regular else {
+            throw .failure(
+                "\(named) is \(kind), not a file: give a file keep exported, or `-` to read standard input")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw .failure("cannot read \(named): \(String(cString: strerror(errno)))")
+        }
+        defer { try? handle.close() }
         let data: Data
         do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            if let size = attributes[.size] as? Int, size > importLimit {
-                throw CommandFailure.failure(
-                    "\(StorageError.quoted(path)) is larger than \(importLimit >> 20) MiB: not a keep chat")
-            }
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch let failure as CommandFailure {
-            throw failure
+            data = try handle.read(upToCount: importLimit + 1) ?? Data()
         } catch {
-            throw .failure("cannot read \(StorageError.quoted(path)): \((error as NSError).localizedDescription)")
+            throw .failure("cannot read \(named): \((error as NSError).localizedDescription)")
+        }
+        guard data.count <= importLimit else {
+            throw .failure("\(named) is larger than \(importLimit >> 20) MiB: not a keep chat")
         }
         guard let text = String(validating: data, as: UTF8.self) else {
-            throw .failure("\(StorageError.quoted(path)) is not UTF-8 text: not a keep chat")
+            throw .failure("\(named) is not UTF-8 text: not a keep chat")
         }
         return text
     }
@@ -354,7 +392,7 @@ enum ChatsCommand {
         var lastChat: String?
         for match in report.matches {
             if match.chat != lastChat {
-                console.show("\(match.chat)  \(match.title)\n")
+                console.show("\(Console.field(match.chat))  \(Console.field(match.title))\n")
                 lastChat = match.chat
             }
             console.show("  \(match.role == "user" ? ">" : " ") \(match.line)\n")
@@ -377,7 +415,7 @@ enum ChatsCommand {
     static func origin(of message: ChatMessage) -> String? {
         var parts: [String] = []
         if let model = message.model {
-            parts.append(TerminalText.neutralised(model) + (message.server.map { " at \($0)" } ?? ""))
+            parts.append(Console.field(model) + (message.server.map { " at \(Console.field($0))" } ?? ""))
         }
         if let usage = message.usage {
             parts.append("\(usage.promptTokens) prompt + \(usage.completionTokens) completion tokens")

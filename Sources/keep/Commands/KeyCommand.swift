@@ -80,11 +80,11 @@ enum KeyCommand {
         } catch {
             throw CommandFailure.because(error)
         }
-        console.out("Stored the key for \(ref) in the \(backend.name).\n")
+        console.show("Stored the key for \(ref) in the \(backend.name).\n")
         if case .ready(let core) = await invocation.composition.boot(),
             let inUse = try? SettingRegistry.apiKeyRef(core.settings), inUse != ref
         {
-            console.out(
+            console.show(
                 "The remote engine sends the key for \(inUse); to use this one: keep settings set keySlot "
                     + "\(ref.slot.rawValue), and keep settings set keyAccount \(ref.account)\n")
         }
@@ -118,7 +118,7 @@ enum KeyCommand {
             text += "\(ref.description.padding(toLength: width, withPad: " ", startingAt: 0))  \(presence.summary)\n"
         }
         text += "Keys are kept in: \(backend.name)\(backend.protectionNote.map { "; \($0)" } ?? "")\n"
-        invocation.console.out(text)
+        invocation.console.show(text)
         if let warning = backend.warning { invocation.console.warning(warning) }
         // Cannot tell is not "not set": say why and how to fix it, and exit 1.
         let unknown = presences.compactMap { _, presence -> SecretsError? in
@@ -142,7 +142,7 @@ enum KeyCommand {
         do {
             let existed = try await backend.secrets.has(ref)
             try await backend.secrets.delete(ref)
-            invocation.console.out(
+            invocation.console.show(
                 existed ? "Removed the key for \(ref) from the \(backend.name).\n" : "There was no key for \(ref).\n")
         } catch {
             throw CommandFailure.because(error)

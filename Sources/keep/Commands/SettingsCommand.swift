@@ -109,7 +109,7 @@ enum SettingsCommand {
                 throw CommandFailure.failure(
                     "\(key): cannot tell whether a key is stored: \(error)")
             }
-            invocation.console.out("\(presence.summary)\n")
+            invocation.console.show("\(presence.summary)\n")
             return
         }
         if def.isSecret {
@@ -168,7 +168,7 @@ enum SettingsCommand {
             try await settings.unset(key)
         }
         let now = settings.value(key).map { " (\($0))" } ?? ""
-        invocation.console.out("\(key) is back to its default\(now)\n")
+        invocation.console.show("\(key) is back to its default\(now)\n")
         try await ServersCommand.follow(key, invocation)
     }
 
@@ -185,6 +185,8 @@ enum SettingsCommand {
         } catch {
             throw CommandFailure.because(error)
         }
+        // The change moved an unreadable file aside: say where it went, this once.
+        if case .keptAside = settings.health { invocation.console.warning(settings.health.description) }
     }
 
     /// The setting `key`, or a failure that lists the settings there are.

@@ -80,6 +80,6 @@ enum WhatsNewCommand {
             news.isFirstLook
             ? "\(news.about): \(count) \(noun), a first look (nothing to compare with yet; read \(age))"
             : "\(news.about): \(count) new \(noun) since you looked (read \(age))"
-        return head + "\n" + news.items.map { "  \($0)\n" }.joined()
+        return head + "\n" + news.items.map { "  \(Console.field($0))\n" }.joined()
     }
 }
