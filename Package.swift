@@ -6,9 +6,14 @@ import PackageDescription
 ///
 /// No package dependencies: everything beyond the toolchain is a Debian C library,
 /// wrapped in a system-library target and imported only by the adapter that uses it.
+///
+/// Version 0.2.0 (`keep --version`; CHANGELOG.md). Licensed under the Apache License 2.0
+/// (LICENSE).
 let package = Package(
     name: "Keep",
-    platforms: [.macOS(.v15)],
+    // The libraries are for the phone and the desktop alike; Linux, where everything is built and
+    // tested, needs no entry. (Synchronization's Mutex sets the floor: macOS 15, iOS 18.)
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         // What an app developer depends on: the ports, the adapters, the contract kit, the core.
         .library(name: "KeepPorts", targets: ["KeepPorts"]),
@@ -59,9 +64,12 @@ let package = Package(
 
         // The chat engines (echo, and the remote one over HTTP), the rules of the network edge,
         // URLSession behind the HTTP port, and libcurl for a server verified against its own authority.
+        // A server's text is shown by KeepTerminal's rule.
         .target(
             name: "KeepEngines",
-            dependencies: ["KeepPorts", "KeepCore", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
+            dependencies: [
+                "KeepPorts", "KeepCore", "KeepTerminal", .target(name: "CCurl", condition: .when(platforms: [.linux])),
+            ]),
         // The chat index: a cache of the chats' summaries and words beside the store.
         .target(name: "KeepChatIndex", dependencies: ["KeepPorts", "KeepCore", "KeepSQLite", "KeepFileStore"]),
         // Kept data's owners (what keep reads from servers, and its markers), each with its port
@@ -69,7 +77,8 @@ let package = Package(
         // the edge's rules hold for it too.
         .target(
             name: "KeepKeptData", dependencies: ["KeepPorts", "KeepCore", "KeepSQLite", "KeepSealed", "KeepEngines"]),
-        // Terminal rendering: Markdown, keys, neutralising what a server or a file gave us.
+        // Terminal rendering: Markdown, keys, and the one rule neutralising what a server, a file
+        // or an import gave us (for the terminal and for JSON). No dependency: everything may use it.
         .target(name: "KeepTerminal"),
         // The composition root: the only place (besides the benchmarks) that builds adapters.
         .target(
@@ -86,14 +95,17 @@ let package = Package(
         .target(
             name: "KeepReports",
             dependencies: [
-                "KeepPorts", "KeepCore", "KeepFileStore", "KeepEngines", "KeepKeptData", "KeepApp",
+                "KeepPorts", "KeepCore", "KeepFileStore", "KeepEngines", "KeepChatIndex", "KeepKeptData", "KeepApp",
+                "KeepTerminal",
             ]),
         // The command line's parser and its generated usage and help, tested on its own.
         .target(name: "KeepCLI"),
         .executableTarget(
             name: "keep",
             dependencies: [
-                "KeepPorts", "KeepCore", "KeepEngines", "KeepKeptData", "KeepTerminal", "KeepApp", "KeepReports",
+                "KeepPorts", "KeepCore", "KeepFileStore", "KeepEngines", "KeepChatIndex", "KeepKeptData",
+                "KeepTerminal", "KeepApp",
+                "KeepReports",
                 "KeepCLI", .target(name: "CLibEdit", condition: .when(platforms: [.linux])),
             ]),
 
@@ -117,7 +129,7 @@ let package = Package(
             name: "keep-bench",
             dependencies: [
                 "KeepPorts", "KeepCore", "KeepFileStore", "KeepSecretService", "KeepSQLite", "KeepSealed",
-                "KeepChatIndex", "KeepApp", "CSQLite", "CCrypto",
+                "KeepEngines", "KeepChatIndex", "KeepApp", "CSQLite", "CCrypto",
             ]
         ),
 
@@ -125,39 +137,51 @@ let package = Package(
 
         .testTarget(name: "KeepPortsTests", dependencies: ["KeepPorts", "KeepConformance"]),
         .testTarget(
-            name: "KeepFileStoreTests", dependencies: ["KeepFileStore", "KeepFileStoreTesting", "KeepConformance"]),
+            name: "KeepFileStoreTests",
+            dependencies: ["KeepPorts", "KeepFileStore", "KeepFileStoreTesting", "KeepConformance"]),
         .testTarget(
-            name: "KeepSecretServiceTests", dependencies: ["KeepSecretService", "KeepConformance", "KeepTestSupport"]),
-        .testTarget(name: "KeepSQLiteTests", dependencies: ["KeepSQLite", "KeepConformance", "KeepTestSupport"]),
+            name: "KeepSecretServiceTests",
+            dependencies: ["KeepPorts", "KeepSecretService", "KeepConformance", "KeepTestSupport"]),
         .testTarget(
-            name: "KeepSealedTests", dependencies: ["KeepSealed", "KeepSQLite", "KeepConformance", "KeepTestSupport"]),
-        .testTarget(name: "KeepConformanceTests", dependencies: ["KeepConformance"]),
+            name: "KeepSQLiteTests", dependencies: ["KeepPorts", "KeepSQLite", "KeepConformance", "KeepTestSupport"]),
+        .testTarget(
+            name: "KeepSealedTests",
+            dependencies: [
+                "KeepPorts", "KeepSealed", "KeepSQLite", "KeepConformance", "KeepFileStore", "KeepTestSupport",
+            ]),
+        .testTarget(name: "KeepConformanceTests", dependencies: ["KeepPorts", "KeepConformance"]),
         .testTarget(
             name: "KeepCoreTests",
-            dependencies: ["KeepCore", "KeepConformance", "KeepFileStore", "KeepFileStoreTesting"],
+            dependencies: ["KeepPorts", "KeepCore", "KeepConformance", "KeepFileStore", "KeepFileStoreTesting"],
             exclude: ["Fixtures"]),
-        .testTarget(name: "KeepEnginesTests", dependencies: ["KeepEngines", "KeepConformance"]),
+        .testTarget(
+            name: "KeepEnginesTests", dependencies: ["KeepPorts", "KeepCore", "KeepEngines", "KeepConformance"]),
         .testTarget(
             name: "KeepChatIndexTests",
             dependencies: [
-                "KeepChatIndex", "KeepCore", "KeepFileStore", "KeepSQLite", "KeepConformance", "KeepTestSupport",
+                "KeepPorts", "KeepChatIndex", "KeepCore", "KeepFileStore", "KeepSQLite", "KeepConformance",
+                "KeepTestSupport",
                 // One test follows a turn from the turn runner into the index.
                 "KeepApp",
             ]),
         .testTarget(
             name: "KeepKeptDataTests",
             dependencies: [
-                "KeepKeptData", "KeepSealed", "KeepSQLite", "KeepEngines", "KeepConformance", "KeepTestSupport",
-                "KeepSecretService",
+                "KeepPorts", "KeepKeptData", "KeepSealed", "KeepSQLite", "KeepEngines", "KeepConformance",
+                "KeepTestSupport", "KeepSecretService",
             ]),
         .testTarget(name: "KeepTerminalTests", dependencies: ["KeepTerminal"]),
         .testTarget(
             name: "KeepAppTests",
             dependencies: [
-                "KeepApp", "KeepEngines", "KeepKeptData", "KeepReports", "KeepSQLite", "KeepSecretService",
-                "KeepConformance", "KeepTestSupport",
+                "KeepPorts", "KeepCore", "KeepApp", "KeepEngines", "KeepKeptData", "KeepReports", "KeepSQLite",
+                "KeepSealed", "KeepSecretService", "KeepConformance", "KeepTestSupport",
             ]),
-        .testTarget(name: "KeepReportsTests", dependencies: ["KeepReports", "KeepApp", "KeepConformance"]),
+        .testTarget(
+            name: "KeepReportsTests",
+            dependencies: [
+                "KeepPorts", "KeepCore", "KeepEngines", "KeepReports", "KeepApp", "KeepConformance", "KeepTerminal",
+            ]),
         .testTarget(name: "KeepCLITests", dependencies: ["KeepCLI"]),
         // Depends on the keep executable so `swift build --build-tests` builds the binary it runs.
         .testTarget(
@@ -181,7 +205,7 @@ let package = Package(
             name: "KeepDocsTests",
             dependencies: [
                 "KeepPorts", "KeepFileStore", "KeepSecretService", "KeepSQLite", "KeepSealed", "KeepConformance",
-                "KeepCore", "KeepApp",
+                "KeepCore", "KeepApp", "KeepTestSupport",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -131,11 +131,17 @@ package enum SettingRegistry {
     /// Both settings were checked when they were loaded or set; a value that still does
     /// not name a slot is reported as `SettingsError.refused(key:reason:)`, never replaced.
     package static func apiKeyRef(_ settings: SettingsStore) throws(SettingsError) -> SecretRef {
-        let slotName = settings.value(keySlot.key)?.string ?? ""
+        try apiKeyRef(settings.value)
+    }
+
+    /// ``apiKeyRef(_:)`` from `value`, the value in use for a setting's key (a
+    /// `SettingsFacade`'s, say).
+    package static func apiKeyRef(_ value: (String) -> SettingValue?) throws(SettingsError) -> SecretRef {
+        let slotName = value(keySlot.key)?.string ?? ""
         guard let slot = SecretSlot(rawValue: slotName) else {
             throw .refused(key: keySlot.key, reason: "\(keySlot.key) must be \(keySlot.rule)")
         }
-        let account = settings.value(keyAccount.key)?.string ?? ""
+        let account = value(keyAccount.key)?.string ?? ""
         guard !account.isEmpty else {
             throw .refused(key: keyAccount.key, reason: "\(keyAccount.key) must be \(keyAccount.rule)")
         }
@@ -145,7 +151,7 @@ package enum SettingRegistry {
     /// The API key the remote engine sends, or `nil` when none is stored or it is empty
     /// (so no `Authorization` header is built from it).
     ///
-    /// Reads the ref ``apiKeyRef(_:)`` names through the whole `SecretsPort`, which a
+    /// Reads the ref ``apiKeyRef(_:)`` names through the whole ``/KeepPorts/SecretsPort``, which a
     /// settings screen never holds. Throws `SettingsError.secrets(_:)` when the keychain
     /// cannot be reached.
     package static func apiKeyFor(

@@ -13,19 +13,30 @@ package enum Usage {
         ([path] + parser.options.map { "[\(shown($0))]" } + positionals(parser)).joined(separator: " ")
     }
 
-    /// The options part of the help: one line per option, its names (short ones first)
-    /// and value, then what it does, aligned in two columns. Empty for no options.
+    /// The options part of the help: one row per option, its names (short ones first)
+    /// and value, then what it does, aligned in two columns and filled to
+    /// ``TextFill/width`` (a long help goes on under its column). Empty for no options.
     package static func optionLines(_ options: [ArgumentParser.Option]) -> String {
-        let heads = options.map { option in
-            let short = option.names.filter { !$0.hasPrefix("--") }
-            let long = option.names.filter { $0.hasPrefix("--") }
-            return (short + long).joined(separator: ", ") + (option.value.map { " " + $0 } ?? "")
+        TextFill.columns(options.map { (head($0), $0.help) }).joined(separator: "\n")
+    }
+
+    /// An option as its help names it: `-c, --continue`, `-m, --model NAME`, `--chat ID`.
+    package static func head(_ option: ArgumentParser.Option) -> String {
+        let short = option.names.filter { !$0.hasPrefix("--") }
+        let long = option.names.filter { $0.hasPrefix("--") }
+        return (short + long).joined(separator: ", ") + (option.value.map { " " + $0 } ?? "")
+    }
+
+    /// A usage line's words, a bracketed group (`[--chat ID]`, `[COMMAND [SUBCOMMAND]]`) one
+    /// word however many spaces it holds.
+    package static func words(_ line: String) -> [String] {
+        var words: [String] = []
+        var depth = 0
+        for word in line.split(separator: " ") {
+            if depth > 0 { words[words.count - 1] += " " + word } else { words.append(String(word)) }
+            depth += word.filter { $0 == "[" }.count - word.filter { $0 == "]" }.count
         }
-        let width = heads.map(\.count).max() ?? 0
-        return zip(heads, options).map { head, option in
-            let line = "  " + head.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + option.help
-            return String(line.reversed().drop { $0 == " " }.reversed())
-        }.joined(separator: "\n")
+        return words
     }
 
     /// How the usage line shows `option`: `-c`, `-m NAME`, `--chat ID`.

@@ -307,18 +307,16 @@ package struct ChatIndex: Sendable {
                     continue
                 }
                 chat = read
-            } catch .unreadable(let chat) {
-                unreadable.append(chat)
-                if entry != nil { gone.append(id) }
-                continue
-            } catch .storage(let error) {
-                // The directory was listed, so a file that fails its read is that file's
-                // problem (EACCES, EIO), never the listing's.
-                unreadable.append(UnreadableChat(id: id, reason: error.description))
-                if entry != nil { gone.append(id) }
-                continue
             } catch {
-                unreadable.append(UnreadableChat(id: id, reason: "\(error)"))
+                if error.code == .unreadable, let chat = error.chat {
+                    unreadable.append(chat)
+                } else if let failure = error.storage {
+                    // The directory was listed, so a file that fails its read is that file's
+                    // problem (EACCES, EIO), never the listing's.
+                    unreadable.append(UnreadableChat(id: id, reason: failure.description))
+                } else {
+                    unreadable.append(UnreadableChat(id: id, reason: "\(error)"))
+                }
                 if entry != nil { gone.append(id) }
                 continue
             }
@@ -398,6 +396,16 @@ package struct ChatIndex: Sendable {
     /// The index, opened (created when missing) with its schema in place; an index of
     /// another schema, or made under another key, is emptied first.
     private func open() async throws(SQLiteError) -> SQLiteDatabase {
+        // A FIFO or device planted at a name SQLite opens would hang the first read: refused
+        // before SQLite sees it, as out of reach (not damage: nothing is removed), so the
+        // chats answer instead.
+        do throws(StorageError) {
+            try FileKind.refuseSpecial(path, path + "-wal", path + "-shm", path + "-journal")
+        } catch {
+            throw SQLiteError(
+                operation: "open", path: error.path, extendedCode: 14, message: error.reason ?? error.description,
+                code: .unavailable)
+        }
         let database = try SQLiteDatabase(path: path, busyTimeout: .seconds(5), durable: false)
         // Read first, so listings side by side do not queue for the write lock; a damaged
         // file fails the write below, with its error.

@@ -1,6 +1,6 @@
 import KeepPorts
 
-/// A deliberately broken `SecretsPort`, one flaw at a time, to prove the secrets contract
+/// A deliberately broken ``/KeepPorts/SecretsPort``, one flaw at a time, to prove the secrets contract
 /// catches each way an adapter can go wrong.
 ///
 /// The contract must fail on exactly the case named by ``SecretsFlaw/breaks`` and pass
@@ -47,7 +47,7 @@ public actor BrokenSecrets: SecretsPort {
     }
 }
 
-/// The ways `BrokenSecrets` can be broken, named as the break modes of the specification.
+/// The ways ``BrokenSecrets`` can be broken, named as the break modes of the specification.
 public enum SecretsFlaw: String, CaseIterable, Sendable, CustomStringConvertible {
     /// Secrets are keyed by slot alone, so a second account overwrites the first.
     case slotOnly = "secrets_slot_only"

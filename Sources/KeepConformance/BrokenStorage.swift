@@ -1,6 +1,6 @@
 import KeepPorts
 
-/// A deliberately broken `StoragePort`, one flaw at a time, to prove the storage contract
+/// A deliberately broken ``/KeepPorts/StoragePort``, one flaw at a time, to prove the storage contract
 /// catches each way an adapter can go wrong.
 ///
 /// Every flaw is a mistake a real adapter has made or could make; the contract must fail
@@ -107,7 +107,7 @@ public actor BrokenStorage: StoragePort {
     }
 }
 
-/// The ways `BrokenStorage` can be broken, named as the break modes of the specification.
+/// The ways ``BrokenStorage`` can be broken, named as the break modes of the specification.
 public enum StorageFlaw: String, CaseIterable, Sendable, CustomStringConvertible {
     /// A read in a namespace never written to throws instead of answering nil.
     case missingIsUndefined = "storage_missing_is_undefined"

@@ -1,8 +1,8 @@
 import Foundation
 import KeepPorts
 
-/// The secrets contract: every rule a `SecretsPort` adapter must keep to be drop-in
-/// compatible with `MemorySecrets` and the Secret Service adapter.
+/// The secrets contract: every rule a ``/KeepPorts/SecretsPort`` adapter must keep to be drop-in
+/// compatible with ``/KeepPorts/MemorySecrets`` and the Secret Service adapter.
 ///
 /// Each case works under accounts of its own (`contract-<uuid>`) and deletes what it
 /// stored, so the contract can run against a real keychain shared by other tests; a
@@ -15,7 +15,7 @@ import KeepPorts
 /// }
 /// ```
 public enum SecretsContract {
-    /// A rule of the secrets contract, run against any `SecretsPort`.
+    /// A rule of the secrets contract, run against any ``/KeepPorts/SecretsPort``.
     public typealias Case = ContractCase<any SecretsPort>
 
     /// Every case, in the order they are documented.

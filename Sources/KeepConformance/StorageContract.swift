@@ -1,7 +1,7 @@
 import KeepPorts
 
-/// The storage contract: every rule a `StoragePort` adapter must keep to be drop-in
-/// compatible with `MemoryStorage` and the file store.
+/// The storage contract: every rule a ``/KeepPorts/StoragePort`` adapter must keep to be drop-in
+/// compatible with ``/KeepPorts/MemoryStorage`` and the file store.
 ///
 /// Run it from a parameterised test, giving a factory that returns a fresh, empty,
 /// isolated adapter each time it is called:
@@ -14,7 +14,7 @@ import KeepPorts
 /// }
 /// ```
 public enum StorageContract {
-    /// A rule of the storage contract, run against any `StoragePort`.
+    /// A rule of the storage contract, run against any ``/KeepPorts/StoragePort``.
     public typealias Case = ContractCase<any StoragePort>
 
     /// Every case, in the order they are documented.
@@ -181,7 +181,7 @@ public enum StorageContract {
         try expect.equal(try await store.read(StorageKey(.drafts, "keep")), "kept", "read of its sibling")
     }
 
-    /// Writing or reading the empty id throws a `StorageError` with code `invalidId`, and
+    /// Writing or reading the empty id throws a ``/KeepPorts/StorageError`` with code `invalidId`, and
     /// nothing is listed after.
     public static let anEmptyIdIsRefused = Case("an empty id is refused with a typed error") { make, expect in
         let store = try await make()

@@ -4,7 +4,7 @@ import Synchronization
 /// Ten writers overwrite one key with large marked values while a reader, on a thread of
 /// its own, reads it as fast as it can: what the reader saw.
 ///
-/// The reader runs on a ``DedicatedThread`` so its reads truly overlap the writers' even
+/// The reader runs on a thread of its own (`DedicatedThread`) so its reads truly overlap the writers' even
 /// when the adapter blocks in system calls and the shared pool has only two threads.
 public enum TornReadProbe {
     /// What the reader saw: how many reads returned a value, and why each bad one was bad.
@@ -25,7 +25,7 @@ public enum TornReadProbe {
         // A whole value is there before the reader starts, so "absent" is never right.
         try await store.write(key, MarkedValue.make(writer: writers, round: 0, size: size))
         let writersDone = Atomic<Bool>(false)
-        let thread = DedicatedThread()
+        let thread = DedicatedThread(name: "keep.torn-read-probe")
         defer { thread.stop() }
         let reader = Task(executorPreference: thread) { () async throws -> Report in
             var reads = 0

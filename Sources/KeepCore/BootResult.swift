@@ -8,8 +8,25 @@ public enum BootResult: Sendable {
     case failed(reason: Reason, detail: String)
 
     /// Why a boot failed.
-    public enum Reason: String, Sendable, Equatable {
+    ///
+    /// Growable: a struct over a private enum, so a later version may add one as a new
+    /// static member without breaking anyone's `switch`. Compare with `==`, or switch with a
+    /// `default`.
+    public struct Reason: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case storageUnavailable = "storage_unavailable"
+        }
+
+        private let base: Base
+
+        private init(_ base: Base) {
+            self.base = base
+        }
+
+        /// The reason's name, as the crash screen shows it: `storage_unavailable`.
+        public var description: String { base.rawValue }
+
         /// The store could not be reached or written (refused, full, broken).
-        case storageUnavailable = "storage_unavailable"
+        public static let storageUnavailable = Reason(.storageUnavailable)
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// began and last changed, the engine that answered last, and its own system prompt.
 ///
 /// Only complete turns are ever part of a stored chat: a question is added together with
-/// its answer (``ChatSession/record(question:answer:engine:)``). How a chat is written to
+/// its answer (``ChatSession/recordTurn(question:answer:engine:model:server:usage:system:serverName:attachments:role:)``). How a chat is written to
 /// storage is decided by ``ChatRepository`` alone.
 public struct Chat: Sendable, Equatable, Identifiable {
     public let id: String

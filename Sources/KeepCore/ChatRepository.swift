@@ -1,14 +1,19 @@
 import Foundation
 import KeepPorts
 
-/// The chats and their drafts in a `StoragePort`: the one place that knows how a chat is
-/// written (`ChatFormat`, versioned JSON), so a change of store changes no format.
+/// The chats and their drafts in a ``/KeepPorts/StoragePort``: the one place that knows how a chat is
+/// written (`ChatFormat`: format 3's lines, and the older formats it still reads), so a
+/// change of store changes no format.
 ///
 /// A chat lives at `chats`/`<id>`; the question of a turn whose answer never came lives at
-/// `drafts`/`<id>` as plain text. Every method throws ``ChatError/storage(_:)`` when the
-/// store cannot be reached, and nothing else unless it says so. Listing never fails on a
-/// chat it cannot read: that chat is skipped by ``list()`` and reported by
-/// ``listUnreadable()``.
+/// `drafts`/`<id>` as plain text. A change to a stored chat (a turn, a title, a system
+/// prompt) is one append to its file when the file is in format 3, however long the chat:
+/// ``record(_:in:)``, ``setTitle(_:in:)``, ``setSystem(_:in:)``. A chat in an older format,
+/// or not stored yet, is written whole by its next change, in format 3, once.
+///
+/// Every method throws ``ChatError/storage(_:)`` when the store cannot be reached, and
+/// nothing else unless it says so. Listing never fails on a chat it cannot read: that chat
+/// is skipped by ``list()`` and reported by ``listUnreadable()``.
 public struct ChatRepository: Sendable {
     /// The chat format this build writes, and the newest it reads.
     public static let formatVersion = ChatFormat.version
@@ -65,14 +70,16 @@ public struct ChatRepository: Sendable {
         var unreadable: [UnreadableChat] = []
         for id in ids {
             do throws(ChatError) {
-                if let chat = try await decode(id) { chats.append(chat) }
-            } catch .unreadable(let chat) {
-                unreadable.append(chat)
-            } catch .storage(let error) where error.code == .invalidId {
-                // A name the store lists but cannot hold is this chat's problem, not the list's.
-                unreadable.append(UnreadableChat(id: id, reason: error.description))
+                if let stored = try await decode(id) { chats.append(stored.chat) }
             } catch {
-                return .failure(error)
+                if error.code == .unreadable, let chat = error.chat {
+                    unreadable.append(chat)
+                } else if let failure = error.storage, failure.code == .invalidId {
+                    // A name the store lists but cannot hold is this chat's problem, not the list's.
+                    unreadable.append(UnreadableChat(id: id, reason: failure.description))
+                } else {
+                    return .failure(error)
+                }
             }
         }
         return .success((chats, unreadable))
@@ -93,13 +100,19 @@ public struct ChatRepository: Sendable {
     /// The chat `id`, or `nil` when there is none; throws ``ChatError/unreadable(_:)`` when
     /// it is stored but cannot be read.
     public func read(_ id: String) async throws(ChatError) -> Chat? {
+        try await decode(id)?.chat
+    }
+
+    /// The chat `id` with the format its file is in, which is how its next change is
+    /// written; `nil` when there is none. Throws as ``read(_:)`` does.
+    public func stored(_ id: String) async throws(ChatError) -> StoredChat? {
         try await decode(id)
     }
 
     /// The chat stored under `id`, or `nil` when there is none (it may have vanished since a
     /// listing). Bytes that are not text, or text that is not a chat, are this chat's problem
     /// (``ChatError/unreadable(_:)``); anything else is the store's (``ChatError/storage(_:)``).
-    private func decode(_ id: String) async throws(ChatError) -> Chat? {
+    private func decode(_ id: String) async throws(ChatError) -> StoredChat? {
         let text: String?
         do throws(StorageError) {
             text = try await storage.read(key(id))
@@ -112,24 +125,64 @@ public struct ChatRepository: Sendable {
         }
         guard let text else { return nil }
         do {
-            return try ChatFormat.chat(from: text, id: id)
+            return try ChatFormat.stored(from: text, id: id)
         } catch {
             throw .unreadable(UnreadableChat(id: id, reason: error.reason))
         }
     }
 
-    /// Stores `chat` whole, in one write, replacing any earlier version of it.
+    /// Stores `chat` whole, in one write (format 3), replacing any earlier version of it.
     public func save(_ chat: Chat) async throws(ChatError) {
-        let text: String
-        do {
-            text = try ChatFormat.text(of: chat)
-        } catch {
-            throw .storage(
-                StorageError(
-                    code: .io, operation: "encode", path: key(chat.id).description,
-                    reason: "it could not be encoded as JSON"))
-        }
+        let text = ChatFormat.text(of: chat)
         try await withStorage { () async throws(StorageError) in try await storage.write(key(chat.id), text) }
+    }
+
+    // MARK: - Changes of a stored chat
+
+    /// Records `turn` at the end of `stored`'s chat and answers the chat with it.
+    ///
+    /// In format 3 (``StoredChat/isAppendable``) the turn is one append of one line, the
+    /// question and the answer together, whatever the chat's length; when the chat is gone
+    /// meanwhile nothing is written and it throws ``ChatError/removed(_:)``: a removed chat
+    /// is never brought back by a late turn. A chat in an older format, or one not stored yet,
+    /// is written whole with the turn, in format 3 (one atomic write): a new chat's first turn
+    /// is its head and the turn; an older chat is converted, once. The caller holds the store's
+    /// lock, so `stored` is still what the store holds.
+    @discardableResult
+    public func record(_ turn: ChatTurn, in stored: StoredChat) async throws(ChatError) -> StoredChat {
+        try await record(.turn(turn), in: stored)
+    }
+
+    /// Sets the title of `stored`'s chat (`""` for none), as ``record(_:in:)`` records a turn:
+    /// one append in format 3. The chat's time is left as it was.
+    @discardableResult
+    public func setTitle(_ title: String, in stored: StoredChat) async throws(ChatError) -> StoredChat {
+        try await record(.title(title, time: ChatFormat.normalized(now())), in: stored)
+    }
+
+    /// Sets the system prompt of `stored`'s chat (`nil`: the setting applies again), as
+    /// ``record(_:in:)`` records a turn. The chat's time is left as it was.
+    @discardableResult
+    public func setSystem(_ system: String?, in stored: StoredChat) async throws(ChatError) -> StoredChat {
+        try await record(.system(system, time: ChatFormat.normalized(now())), in: stored)
+    }
+
+    /// `event` recorded in `stored`'s chat: one line appended, or the chat written whole.
+    private func record(_ event: ChatEvent, in stored: StoredChat) async throws(ChatError) -> StoredChat {
+        var chat = stored.chat
+        event.apply(to: &chat)
+        let key = key(chat.id)
+        let line = ChatLines.line(event)
+        if stored.isAppendable {
+            let appended = try await withStorage { () async throws(StorageError) in
+                try await storage.append(key) { _ in line }
+            }
+            guard appended else { throw .removed(chat.id) }
+        } else {
+            let text = ChatLines.text(of: stored.chat) + line + "\n"
+            try await withStorage { () async throws(StorageError) in try await storage.write(key, text) }
+        }
+        return StoredChat(chat, format: ChatFormat.version)
     }
 
     /// Removes the chat `id` and its draft; answers whether there was a chat to remove.
@@ -248,45 +301,61 @@ public struct ChatRepository: Sendable {
 
     // MARK: - Export and import
 
-    /// `chat` as keep's own JSON: the stored format, which ``importChat(_:)`` reads back.
+    /// `chat` as keep's own JSON for export: one object of chat format 2, which
+    /// ``importChat(_:)`` reads back, and so does every keep since format 2 (format 3's lines
+    /// are how a chat is stored, not how it is handed on).
     public func exportText(_ chat: Chat) throws(ChatError) -> String {
         do {
-            return try ChatFormat.text(of: chat)
+            return try ChatObjectFormat.text(of: chat)
         } catch {
             throw .notAChat("it could not be encoded as JSON")
         }
     }
 
     /// Stores the chat that `text` (keep's JSON, any version this build reads) holds, as a
-    /// new chat: under its own id when no chat or draft has that id, else under a new one.
-    /// Never writes over a stored chat. Answers the chat as stored.
+    /// new chat in format 3 (an export's object, or a chat file's lines): under its own id when that id has keep's form (``isOwnIdForm(_:)``) and no
+    /// chat or draft has it, else under a new one (``ImportedChat/newId`` says why). Never
+    /// writes over a stored chat, and never stores an id of another form: an id from a
+    /// file is text from outside, and may hold anything (escapes, bidirectional controls).
+    /// Answers the chat as stored.
     ///
     /// Throws ``ChatError/notAChat(_:)`` when `text` is not a chat this build reads, with the
     /// reason (never quoting the text). The caller holds the store's lock, so the id it
     /// checked is still free when it writes.
-    public func importChat(_ text: String) async throws(ChatError) -> Chat {
+    public func importChat(_ text: String) async throws(ChatError) -> ImportedChat {
         var chat: Chat
         do {
-            chat = try ChatFormat.chat(from: text)
+            chat = try ChatFormat.stored(from: text).chat
         } catch {
             throw .notAChat(error.reason)
         }
-        let taken = try await withStorage { () async throws(StorageError) -> Bool in
-            guard !chat.id.isEmpty else { return true }
+        let idInFile = chat.id
+        let why: ImportedChat.NewId? = try await withStorage { () async throws(StorageError) in
+            guard Self.isOwnIdForm(chat.id) else { return .notKeepsForm }
             do throws(StorageError) {
-                return try await exists(chat.id)
+                return try await exists(chat.id) ? .taken : nil
             } catch let error where error.code == .invalidId || error.code == .corrupt {
-                // An id the store cannot hold, or a stored chat it cannot read: not free.
-                return true
+                // A stored chat the store cannot read: not free.
+                return .taken
             }
         }
-        if taken {
+        if why != nil {
             chat = Chat(
                 id: try await newId(), title: chat.title, messages: chat.messages, created: chat.created,
                 updated: chat.updated, engine: chat.engine, system: chat.system)
         }
         try await save(chat)
-        return chat
+        return ImportedChat(chat: chat, idInFile: idInFile, newId: why)
+    }
+
+    /// Whether `id` has the form of the ids ``newId()`` makes: eight digits, a dash, six
+    /// digits, a dash and six lowercase hexadecimal digits (`20250614-153012-3fa9c1`).
+    public static func isOwnIdForm(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        guard bytes.count == 22, bytes[8] == UInt8(ascii: "-"), bytes[15] == UInt8(ascii: "-") else { return false }
+        let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        let isHex = { (byte: UInt8) in isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) }
+        return bytes[0..<8].allSatisfy(isDigit) && bytes[9..<15].allSatisfy(isDigit) && bytes[16...].allSatisfy(isHex)
     }
 
     // MARK: - Keys

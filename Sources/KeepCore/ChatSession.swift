@@ -5,23 +5,34 @@ import Foundation
 ///
 /// The flow of a turn: ``begin(question:)`` keeps the question as the chat's draft (the
 /// chat itself is not touched, so an answer still streaming is never stored);
-/// ``record(question:answer:engine:)`` then writes the whole chat with both messages in
-/// one write and clears the draft. If the answer never comes (the app is killed, the
-/// engine fails) the question stays as the draft and ``draft()`` offers it again.
+/// ``recordTurn(question:answer:engine:model:server:usage:system:serverName:attachments:role:)`` then records both
+/// messages in one write (``ChatRepository/record(_:in:)``: one append to a chat in format
+/// 3, whatever its length; a new or older chat written whole, once) and clears the draft.
+/// If the answer never comes (the app is killed, the engine fails) the question stays as
+/// the draft and ``draft()`` offers it again.
 ///
 /// ``chat`` changes only after its write succeeded, so what the session shows is always
 /// what the next launch reads. Turns are recorded one at a time.
 public actor ChatSession {
-    /// The conversation as stored.
-    public private(set) var chat: Chat
+    /// The conversation as stored, and how its file is written.
+    public private(set) var stored: StoredChat
     private let repository: ChatRepository
     private let now: @Sendable () -> Date
     private let turns = TurnLock()
 
-    /// A session on `chat`, which may not be stored yet (a new chat is stored with its
-    /// first completed turn).
+    /// The conversation as stored.
+    public var chat: Chat { stored.chat }
+
+    /// A session on `chat`, not stored yet: it is stored whole with its first completed turn
+    /// (over whatever is stored under its id).
     public init(chat: Chat, repository: ChatRepository, now: @escaping @Sendable () -> Date = { Date() }) {
-        self.chat = chat
+        self.init(stored: StoredChat(new: chat), repository: repository, now: now)
+    }
+
+    /// A session on a chat as ``ChatRepository/stored(_:)`` read it: its turns are appended
+    /// when its file is in format 3.
+    public init(stored: StoredChat, repository: ChatRepository, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.stored = stored
         self.repository = repository
         self.now = now
     }
@@ -45,8 +56,8 @@ public actor ChatSession {
     )
         async throws(ChatError) -> ChatSession?
     {
-        if let chat = try await repository.read(id) {
-            return ChatSession(chat: chat, repository: repository, now: now)
+        if let stored = try await repository.stored(id) {
+            return ChatSession(stored: stored, repository: repository, now: now)
         }
         guard try await repository.draft(for: id) != nil else { return nil }
         return ChatSession(chat: Chat(id: id, created: ChatFormat.normalized(now())), repository: repository, now: now)
@@ -69,7 +80,8 @@ public actor ChatSession {
     /// Stores `question` and its `answer` from the engine `engine` in one write, then
     /// clears the draft, and answers where they landed.
     ///
-    /// Throws ``ChatError/storage(_:)`` when the write fails; the session's chat is then
+    /// Throws ``ChatError/storage(_:)`` when the write fails, and ``ChatError/removed(_:)``
+    /// when the chat was removed meanwhile (nothing is written); the session's chat is then
     /// unchanged and the draft stays. A draft that cannot be cleared after the write is
     /// harmless (it would only be offered again) and does not fail the recorded turn.
     ///
@@ -80,51 +92,25 @@ public actor ChatSession {
         usage: TokenUsage? = nil, system: String? = nil, serverName: String? = nil, attachments: [Attachment] = [],
         role: String? = nil
     ) async throws(ChatError) -> RecordedTurn {
-        let reply = ChatMessage(
-            role: .assistant, text: answer, time: Date(), model: model, server: server, usage: usage,
-            serverName: serverName)
-        let asked = ChatMessage(role: .user, text: question, time: Date(), attachments: attachments)
-        return try await turns.run { () async throws(ChatError) in
-            try await self.write(asked: asked, reply: reply, engine: engine, system: system, role: role)
+        try await turns.run { () async throws(ChatError) in
+            try await self.write(
+                ChatTurn(
+                    question: question, answer: answer, time: self.now(), engine: engine, model: model,
+                    server: server, usage: usage, system: system, serverName: serverName, role: role,
+                    attachments: attachments))
         }
     }
 
-    /// ``recordTurn(question:answer:engine:model:server:usage:system:serverName:attachments:role:)``, answering `nil`
-    /// instead of throwing when the write failed: the indices come from whatever did the
-    /// write, or not at all.
-    @discardableResult
-    public func record(question: String, answer: String, engine: String) async -> RecordedTurn? {
-        try? await recordTurn(question: question, answer: answer, engine: engine)
-    }
-
-    private func write(
-        asked: ChatMessage, reply: ChatMessage, engine: String, system: String?, role: String?
-    ) async throws(ChatError) -> RecordedTurn {
-        let time = ChatFormat.normalized(now())
-        var next = chat
-        let turn = RecordedTurn(questionIndex: next.messages.count, answerIndex: next.messages.count + 1)
-        next.messages.append(ChatMessage(role: .user, text: asked.text, time: time, attachments: asked.attachments))
-        next.messages.append(
-            ChatMessage(
-                role: .assistant, text: reply.text, time: time, model: reply.model, server: reply.server,
-                usage: reply.usage, serverName: reply.serverName))
-        if let role { next.role = role }
-        next.updated = time
-        next.engine = engine
-        if let system { next.system = system }
-        if next.title.isEmpty { next.title = Self.title(from: asked.text) }
-        try await repository.save(next)
-        chat = next
+    private func write(_ turn: ChatTurn) async throws(ChatError) -> RecordedTurn {
+        let recorded = RecordedTurn(questionIndex: chat.messages.count, answerIndex: chat.messages.count + 1)
+        stored = try await repository.record(turn, in: stored)
         // The turn is stored; a failure to forget its draft only means it is offered again.
-        try? await repository.clearDraft(for: next.id)
-        return turn
+        try? await repository.clearDraft(for: stored.chat.id)
+        return recorded
     }
 
     /// A one-line title from the first question: its first line, cut at 60 characters.
     static func title(from question: String) -> String {
-        let line = question.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
-        guard trimmed.count > 60 else { return trimmed.isEmpty ? "untitled" : trimmed }
-        return String(trimmed.prefix(59)) + "…"
+        ChatEvent.title(from: question)
     }
 }

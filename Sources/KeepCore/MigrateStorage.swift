@@ -17,8 +17,8 @@ import KeepPorts
 ///   ``MigrationError`` lists what failed, and the missing marker makes the next launch
 ///   try again.
 /// - **A member that can never be copied is skipped, once.** A value that is not text
-///   (`StorageError.Code.corrupt`) or an id the target cannot hold
-///   (`StorageError.Code.invalidId`) fails the same way at every try: retrying would
+///   (``/KeepPorts/StorageError/Code/corrupt``) or an id the target cannot hold
+///   (``/KeepPorts/StorageError/Code/invalidId``) fails the same way at every try: retrying would
 ///   copy everything else again at every launch, bringing back what the user removed since.
 ///   Such a member is recorded, with why, in the marker (``MigrationMarker``) and the
 ///   report, and the migration finishes.

@@ -1,6 +1,6 @@
 import KeepPorts
 
-/// A `StoragePort` that finishes a preparation (the one-time migration) before it
+/// A ``/KeepPorts/StoragePort`` that finishes a preparation (the one-time migration) before it
 /// answers anything.
 ///
 /// The first call of any method starts the preparation and waits for it; every later or
@@ -10,8 +10,10 @@ import KeepPorts
 ///
 /// After the preparation every call goes to the target, and only to it: the source of a
 /// migration is never read as a fallback, so a value the copy missed reads as absent
-/// rather than silently coming from the old store.
-public actor PreparedStorage: StoragePort {
+/// rather than silently coming from the old store. Appends and stamps are the target's
+/// own: an append is as atomic as the target makes it, and a stamp asked of a target that
+/// keeps none (one that is not a ``/KeepPorts/StampedStorage``) throws.
+public actor PreparedStorage: StampedStorage {
     private let target: any StoragePort
     private let prepare: @Sendable () async -> Void
     private var preparation: Task<Void, Never>?
@@ -78,5 +80,28 @@ public actor PreparedStorage: StoragePort {
     public func clear(_ namespace: Namespace) async throws(StorageError) {
         await ready()
         try await target.clear(namespace)
+    }
+
+    /// Appends to the target's value, once the preparation has run.
+    @discardableResult
+    public func append(
+        _ key: StorageKey, _ line: @Sendable (_ offset: Int) -> String
+    ) async throws(StorageError) -> Bool {
+        await ready()
+        return try await target.append(key, line)
+    }
+
+    /// The target's stamps of `namespace`, once the preparation has run.
+    public func stamps(_ namespace: Namespace) async throws(StorageError) -> [String: ValueStamp] {
+        await ready()
+        guard let stamped = target as? any StampedStorage else { throw .noStamps("stamps", path: namespace.rawValue) }
+        return try await stamped.stamps(namespace)
+    }
+
+    /// The target's stamp of `key`, once the preparation has run.
+    public func stamp(_ key: StorageKey) async throws(StorageError) -> ValueStamp? {
+        await ready()
+        guard let stamped = target as? any StampedStorage else { throw .noStamps("stamp", path: key.description) }
+        return try await stamped.stamp(key)
     }
 }

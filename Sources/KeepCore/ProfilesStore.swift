@@ -1,6 +1,6 @@
 import KeepPorts
 
-/// Reads and writes the servers file (``Profiles``) through the `StoragePort`, and carries
+/// Reads and writes the servers file (``Profiles``) through the ``/KeepPorts/StoragePort``, and carries
 /// today's server settings into it once.
 ///
 /// The carry-over (``migrate(carrying:finished:)``) follows the rules of every migration

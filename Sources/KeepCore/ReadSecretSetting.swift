@@ -3,7 +3,7 @@ import KeepPorts
 /// The keychain value of the secret-flagged setting `key`, or `nil` when none is stored or
 /// the stored value is empty.
 ///
-/// It takes the whole `SecretsPort`, which only the composition root and the engines
+/// It takes the whole ``/KeepPorts/SecretsPort``, which only the composition root and the engines
 /// hold; the ``SettingsFacade`` a screen is given cannot reach it. An empty value comes
 /// back `nil` because an empty key is how `Authorization: Bearer ` gets sent.
 ///

@@ -5,7 +5,7 @@ import KeepPorts
 /// and, for a secret, the keychain slot that holds it.
 ///
 /// The default fixes the kind (text, number or flag). A secret-flagged def (one with a
-/// ``secretRef``) never has a value row: its value lives only in the `SecretsPort` under
+/// ``secretRef``) never has a value row: its value lives only in the ``/KeepPorts/SecretsPort`` under
 /// that ref, and the settings store refuses to hold it. Its ``defaultValue`` is required by
 /// the type but never stored and never shown.
 public struct SettingDef: Sendable, Identifiable {

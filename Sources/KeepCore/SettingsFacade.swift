@@ -5,7 +5,7 @@ import KeepPorts
 ///
 /// Each question goes to the store (``isSet(_:)`` is the store's answer, never a constant,
 /// so a default never passes for a choice). A secret setting shows only whether it is
-/// configured; reading its value takes the whole `SecretsPort`, which a screen is not
+/// configured; reading its value takes the whole ``/KeepPorts/SecretsPort``, which a screen is not
 /// given (``readSecretSetting(secrets:defs:key:)``).
 public struct SettingsFacade: Sendable {
     private let store: SettingsStore

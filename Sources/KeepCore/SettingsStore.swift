@@ -16,9 +16,11 @@ import Synchronization
 ///   never followed or written through; a file keep may not read), is never written over
 ///   with defaults: ``health`` reports it, the defaults are used in memory only, and the
 ///   file is left as it is until the user changes a setting; then a file of text is first
-///   copied, whole, to a `settings.corrupt-<time>` id in the `settings` namespace, and only
-///   then replaced (one that could not be read as text is not replaced: ``set(_:_:)``
-///   refuses). `load` itself never writes.
+///   moved aside, copied to a `settings.corrupt-<time>` id in the `settings` namespace with
+///   the value of every secret-flagged field removed (``health`` says so, and where), and
+///   only then replaced (one that could not be read as text is not replaced: ``health`` is
+///   ``SettingsHealth/refused(reason:)`` and ``set(_:_:)`` refuses). `load` itself never
+///   writes.
 /// - ``isSet(_:)`` is true for a value loaded from the file or changed in this run, and
 ///   false for an empty text, for a refused field and after a refused change: only a
 ///   deliberate choice outranks a caller's default (``chosenStringOr(_:_:)``).
@@ -26,7 +28,7 @@ import Synchronization
 ///   store answers; when the write fails nothing changes and the error is rethrown.
 ///   Changes run one at a time, so no write loses another's change.
 /// - ``set(_:_:)`` refuses a secret-flagged setting. ``setSecret(_:_:)`` and
-///   ``clearSecret(_:)`` are the only routes to its value, straight to the `SecretsPort`;
+///   ``clearSecret(_:)`` are the only routes to its value, straight to the ``/KeepPorts/SecretsPort``;
 ///   every write of the file strips secret-flagged keys (`plainOnly(_:defs:)`). There is
 ///   no getter for a secret here; see ``readSecretSetting(secrets:defs:key:)``.
 /// - Every change, secret or not, notifies the subscribers, over a snapshot of them taken
@@ -109,9 +111,7 @@ public final class SettingsStore: Sendable {
                 // Bytes that are not text, a symbolic link (never followed, so never written
                 // through), a file keep may not read: none can be kept aside through a port of
                 // strings, so the file stays where it is and ``set`` refuses to replace it.
-                contents.withLock {
-                    $0 = Contents(health: .unreadable(reason: error.reason ?? error.description))
-                }
+                contents.withLock { $0 = Contents(health: .refused(reason: error.description)) }
                 return
             }
             let loaded = text.map(read) ?? Contents()
@@ -191,12 +191,16 @@ public final class SettingsStore: Sendable {
         }
     }
 
-    /// Applies `edit` to a copy of the contents, writes that copy, then commits it and
-    /// notifies; one change at a time.
-    private func change(_ key: String, _ edit: @Sendable (inout Contents) -> Void) async throws(SettingsError) {
+    /// Applies `edit` to a copy of the contents, writes that copy (without any secret-flagged
+    /// field, whatever `edit` put there), then commits it and notifies; one change at a time.
+    /// Internal, not private, so a test can hand it an edit no public route makes.
+    func change(_ key: String, _ edit: @Sendable (inout Contents) -> Void) async throws(SettingsError) {
         try await changes.run { () async throws(SettingsError) in
             var next = contents.withLock { $0 }
             edit(&next)
+            if case .refused(let reason) = next.health {
+                throw .unreadableFile(path: Self.key.description, reason: reason)
+            }
             if case .unreadable(let reason) = next.health {
                 // The user's first change replaces an unreadable file: keep it aside first.
                 guard let original = next.unreadableText else {
@@ -231,18 +235,24 @@ public final class SettingsStore: Sendable {
         notify(key)
     }
 
-    /// Stores `original` under a fresh `settings.corrupt-<time>` id, never over another
-    /// value, and returns that id.
+    /// How the id of a moved-aside settings file starts; the time follows.
+    public static let asideIdPrefix = "settings.corrupt-"
+
+    /// Stores `original`, every secret-flagged field's value removed (``SecretFields``),
+    /// under a fresh `settings.corrupt-<time>` id, never over another value, and returns
+    /// that id: a secret the file held never reaches the plain store through the port.
     private func keepAside(_ original: String) async throws(SettingsError) -> String {
+        let secretKeys = Set(defs.filter(\.isSecret).map(\.key))
+        let copy = SecretFields.removing(secretKeys, from: original)
         let stamp = now().formatted(
             Date.ISO8601FormatStyle(dateSeparator: .omitted, dateTimeSeparator: .standard, timeSeparator: .omitted)
         ).lowercased()
         do {
             for attempt in 1...100 {
-                let id = "settings.corrupt-\(stamp)" + (attempt == 1 ? "" : "-\(attempt)")
+                let id = Self.asideIdPrefix + stamp + (attempt == 1 ? "" : "-\(attempt)")
                 let key = StorageKey(.settings, id)
                 guard try await storage.read(key) == nil else { continue }
-                try await storage.write(key, original)
+                try await storage.write(key, copy)
                 return id
             }
         } catch {
@@ -341,7 +351,7 @@ public final class SettingsStore: Sendable {
 
 extension SettingsStore {
     /// What the store holds between changes.
-    fileprivate struct Contents: Sendable {
+    struct Contents: Sendable {
         var health = SettingsHealth.fine
         /// The text of an unreadable file, to keep aside before the first write.
         var unreadableText: String?

@@ -21,6 +21,10 @@ package struct CertificateRefusal: Error, Sendable, Equatable {
         case other(code: Int)
         /// The server's URL is plain http: no certificate to verify, so nothing is sent.
         case plainHTTP
+        /// This build cannot verify against one authority alone on this platform (libcurl is
+        /// built in on Linux only), so nothing is sent: never unverified, nor verified
+        /// against the system's authorities instead.
+        case unverifiable
     }
 
     /// What was wrong.
@@ -68,6 +72,9 @@ package struct CertificateRefusal: Error, Sendable, Equatable {
         case .otherName: "its certificate is for another name than \(host)"
         case .unreadableAuthority: "the authority file \(authority) (its --ca) cannot be read as PEM certificates"
         case .plainHTTP: "its URL is plain http, which has no certificate to verify against \(authority) (its --ca)"
+        case .unverifiable:
+            "it is to be verified against the authority in \(authority) alone, which this build cannot do on this "
+                + "platform"
         case .other(let code):
             "its certificate was not verified against the authority in \(authority) (OpenSSL's verify error \(code))"
         }

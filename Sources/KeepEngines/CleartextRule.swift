@@ -57,11 +57,10 @@ package enum CleartextRule {
         "which is not this machine" + (detail.isEmpty ? "" : " (\(detail))")
     }
 
-    /// The line for a refused key: what was not done, why, and the three ways on.
-    package static func refusal(host: String, detail: String, keyRef: String, keyRemoval: String) -> String {
+    /// The line for a refused key: what was not done, and why. What to do instead is the
+    /// caller's to say (``EngineError/Remedy/keyOverPlainHTTP(_:host:)``).
+    package static func refusal(host: String, detail: String, keyRef: String) -> String {
         "refused to send the API key in \(keyRef) over plain http to \(host), \(notThisMachine(detail)): "
-            + "anyone on the way could read it. Use an https:// baseUrl; or, if that server needs no key, remove "
-            + "it with \(keyRemoval); or, for a server on a network you trust, allow that host with "
-            + "`keep settings set keyOverHttpHosts \(host)`"
+            + "anyone on the way could read it"
     }
 }

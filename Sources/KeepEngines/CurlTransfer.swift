@@ -1,4 +1,5 @@
 import Foundation
+import KeepPorts
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -37,11 +38,11 @@ import Synchronization
     /// ``DataTaskEvents/LimitExceeded``; stopping the stream (Ctrl-C cancelling the turn)
     /// wakes the transfer's wait (`curl_multi_wakeup`) and ends it there.
     ///
-    /// Nothing of libcurl's own is used: no cookie engine, no `~/.netrc` (`CURLOPT_NETRC`
-    /// ignored), no `Expect: 100-continue`, no `Accept-Encoding`, http and https only, TLS 1.2
-    /// or later. Proxies are chosen as for URLSession, which is libcurl too: from
-    /// `https_proxy`, `http_proxy`, `ALL_PROXY` and `no_proxy`, to which keep adds the
-    /// loopback hosts at start-up, so a request to this machine never goes through one.
+    /// Nothing of libcurl's own is used: no cookie engine (never started: no
+    /// `CURLOPT_COOKIEFILE`), no `~/.netrc` (`CURLOPT_NETRC` ignored), no proxy (`CURLOPT_PROXY`
+    /// empty, which libcurl reads as none, whatever `https_proxy`, `http_proxy` or `ALL_PROXY`
+    /// say: such a server is on the user's own network, and asked directly), no
+    /// `Expect: 100-continue`, no `Accept-Encoding`, http and https only, TLS 1.2 or later.
     final class CurlTransfer: Transfer {
         private struct State {
             var stopped = false
@@ -93,11 +94,16 @@ import Synchronization
 
         var hasResponded: Bool { state.withLock(\.responded) }
 
-        /// Runs the transfer on a thread of its own (libcurl blocks while it waits), unless
-        /// it was stopped first.
+        /// Runs the transfer on a thread of its own (a ``/KeepPorts/DedicatedThread``: libcurl
+        /// blocks while it waits, for as long as the server takes), unless it was stopped first.
+        /// The thread ends with the transfer; stopping it wakes libcurl's wait.
         func send(_ outgoing: OutgoingRequest, to address: String?) {
             guard !state.withLock(\.stopped) else { return }
-            Thread { self.perform(outgoing, to: address) }.start()
+            let thread = DedicatedThread(name: "keep.curl")
+            Task(executorPreference: thread) {
+                self.perform(outgoing, to: address)
+                thread.stop()
+            }
         }
 
         func stop(throwing error: (any Error)?) {
@@ -216,6 +222,8 @@ import Synchronization
             // A redirect is the response, for the engine to decide on (RedirectPolicy).
             try set(CURLOPT_FOLLOWLOCATION, 0)
             try set(CURLOPT_NETRC, Int(CURL_NETRC_IGNORED.rawValue))
+            // No proxy, not even one the environment names: an empty name is libcurl's "none".
+            try set(CURLOPT_PROXY, text: "")
             // A proxy's `200 Connection established` is not the server's response.
             try set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
             // The authority file alone: its certificates, no directory of others, verification on.

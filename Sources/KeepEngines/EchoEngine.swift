@@ -15,9 +15,11 @@ package struct EchoEngine: ChatEngine {
     /// The echo engine; it needs nothing.
     package init() {}
 
-    package func reply(
-        to conversation: [ChatMessage], receive: @escaping @Sendable (String) -> Void
-    ) async throws(EngineError) -> String {
+    /// `echo: ` and the last question, streamed word by word; `options` are ignored (the
+    /// echo has no models and no server).
+    package func answer(
+        to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
+    ) async throws(EngineError) -> EngineReply {
         let question = conversation.last { $0.role == .user }?.text ?? ""
         let answer = "echo: " + question
         for piece in Self.pieces(of: answer) {
@@ -25,7 +27,7 @@ package struct EchoEngine: ChatEngine {
             receive(piece)
             await Task.yield()
         }
-        return answer
+        return EngineReply(text: answer)
     }
 
     /// `text` cut after each run of spaces, so the pieces join back to exactly `text`.

@@ -3,8 +3,10 @@ import KeepPorts
 /// Why an engine gave no complete answer, in one line a terminal can show.
 ///
 /// `code` is what a caller switches on; ``description`` is the line for the user: what
-/// happened and, where there is one, what to do. It never contains an API key (a server
-/// message that quotes the key has it blanked out) nor the question.
+/// happened. What the user can do about it, when there is one thing to do, is ``remedy``: a
+/// value, which the command line says in its own words (an engine builds no command line).
+/// It never contains an API key (a server message that quotes the key has it blanked out)
+/// nor the question.
 package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is.
     package enum Code: String, Sendable, Equatable, CaseIterable {
@@ -38,19 +40,42 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
         case untrusted
     }
 
+    /// What the user can do about a failure, when there is one thing to do: the command line
+    /// (or a settings screen) says it in its own words.
+    package enum Remedy: Sendable, Equatable {
+        /// The server wants a key, and none was sent: store one in this ref.
+        case storeKey(SecretRef)
+        /// The key in this ref was refused or cannot be sent: store the right one.
+        case replaceKey(SecretRef)
+        /// A key was refused before it went over plain http to `host`: use an https
+        /// `baseUrl`; or remove the key in `ref`, if that server needs none; or allow `host`
+        /// by name in the `keyOverHttpHosts` setting, for a server on a network one trusts.
+        case keyOverPlainHTTP(SecretRef, host: String)
+        /// The server sent the request to another `baseUrl`, which the user may point the
+        /// setting at if it is the right server.
+        case pointBaseURL(String)
+        /// The server is to be verified against an authority of its own, which this build
+        /// cannot do: added again without one, it is verified against the system's.
+        case useSystemAuthorities(server: String)
+    }
+
     /// What kind of failure this is: what a caller switches on.
     package let code: Code
     /// The HTTP status, for ``Code/unauthorized`` and ``Code/http``.
     package let status: Int?
     /// The line to show.
     package let message: String
+    /// What the user can do about it, when there is one thing to do.
+    package let remedy: Remedy?
 
     /// The error of kind `code`, shown as `message` (which must hold no key and no
-    /// question), with the HTTP status where there is one.
-    package init(_ code: Code, status: Int? = nil, _ message: String) {
+    /// question), with the HTTP status where there is one and what to do where there is
+    /// one thing to do.
+    package init(_ code: Code, status: Int? = nil, _ message: String, remedy: Remedy? = nil) {
         self.code = code
         self.status = status
         self.message = message
+        self.remedy = remedy
     }
 
     /// The answer was cancelled before it was complete.

@@ -9,7 +9,8 @@ import Foundation
 /// body; 301, 302 and 303 turn a POST into a GET (the question would be lost), so for a
 /// POST they are refused, and for a GET (which has no body) they are followed. A redirect
 /// to another origin, https to http above all, is never followed: the user is told where
-/// the server tried to send the request, and how to point `baseUrl` there.
+/// the server tried to send the request, and which `baseUrl` would reach it
+/// (``Refusal/suggestedBase(suffix:hidingKey:)``).
 package enum RedirectPolicy {
     /// The statuses that redirect a request.
     package static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
@@ -34,16 +35,16 @@ package enum RedirectPolicy {
         /// No usable `Location` header.
         case noLocation(status: Int)
 
-        /// One line naming where the server tried to send the request and what to do, with
-        /// the key hidden from the address the server gave. `suffix` is the path keep
-        /// appended to `baseUrl` (`/chat/completions`, `/models`), taken off the suggested one.
+        /// One line naming where the server tried to send the request and why keep did not
+        /// follow, with the key hidden from the address the server gave. `suffix` is the path
+        /// keep appended to `baseUrl` (`/chat/completions`, `/models`). Which `baseUrl` would
+        /// reach that server is ``suggestedBase(suffix:hidingKey:)``, for the caller to offer.
         package func message(server: String, suffix: String, hidingKey key: APIKey?) -> String {
             switch self {
             case .otherOrigin(let status, let url):
                 return "the server at \(server) redirected the request (HTTP \(status)) to "
                     + "\(Self.shown(url, key)); keep sends a request (and your key) only to baseUrl's own "
-                    + "server, so it did not follow. If that is the right server, point keep at it: "
-                    + "keep settings set baseUrl \(Self.suggestedBase(url, suffix: suffix, key))"
+                    + "server, so it did not follow"
             case .downgrade(let status, let url):
                 return "the server at \(server) redirected the request (HTTP \(status)) from https to plain "
                     + "http (\(Self.shown(url, key))); keep never follows that, as it would send the request "
@@ -51,10 +52,20 @@ package enum RedirectPolicy {
             case .methodChange(let status, let method, let url):
                 return "the server at \(server) answered HTTP \(status), moving the request to "
                     + "\(Self.shown(url, key)) as a GET, which would drop the \(method)'s question; keep "
-                    + "did not resend it. If the server moved, point keep at it: keep settings set baseUrl "
-                    + Self.suggestedBase(url, suffix: suffix, key)
+                    + "did not resend it"
             case .noLocation(let status):
                 return "the server at \(server) answered HTTP \(status) (a redirect) without saying where to"
+            }
+        }
+
+        /// The `baseUrl` that would reach the server the request was sent to, when the user
+        /// may want to point keep there (another origin, or a move that changed the method):
+        /// the address without its query, fragment and `suffix`, the key hidden. `nil` for a
+        /// downgrade to plain http, and for no address at all.
+        package func suggestedBase(suffix: String, hidingKey key: APIKey?) -> String? {
+            switch self {
+            case .otherOrigin(_, let url), .methodChange(_, _, let url): Self.base(of: url, suffix: suffix, key)
+            case .downgrade, .noLocation: nil
             }
         }
 
@@ -66,7 +77,7 @@ package enum RedirectPolicy {
 
         /// The `baseUrl` to set for the server `url` is on: `url` without its query and
         /// fragment, and without `suffix` when its path ends with it.
-        private static func suggestedBase(_ url: URL, suffix: String, _ key: APIKey?) -> String {
+        private static func base(of url: URL, suffix: String, _ key: APIKey?) -> String {
             var text = withoutQuery(url)
             if text.hasSuffix(suffix) { text.removeLast(suffix.count) }
             return ServerText.hidingKey(text, key)

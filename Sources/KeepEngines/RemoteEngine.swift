@@ -21,7 +21,7 @@ import KeepPorts
 /// nothing after it is never sent.
 ///
 /// Every failure is one ``EngineError`` line: 401/403 say the server wants a key (or
-/// refused the one sent) and how to store one (`keep key set SLOT`); another HTTP error
+/// refused the one sent), with storing one as the remedy; another HTTP error
 /// gives the status and the server's own message when it sent JSON; a refused
 /// connection, an unknown host, a silence longer than `idleTimeout`, response headers
 /// not over within `idleTimeout` and an answer not over within `answerTimeout` each say
@@ -80,7 +80,7 @@ package struct RemoteEngine: ChatEngine {
 
     /// The engine for an OpenAI-compatible server at `baseURL`, called `default`. `readKey`
     /// is called once per request and answers the key, or `nil` for none; nothing is sent
-    /// until ``reply(to:receive:)``.
+    /// until ``answer(to:options:receive:)``.
     package init(
         baseURL: String, model: String, temperature: Double, keyRef: SecretRef, idleTimeout: TimeInterval = 300,
         answerTimeout: TimeInterval = defaultAnswerTimeout, edge: EdgePolicy = EdgePolicy(userAgent: "keep"),
@@ -94,7 +94,7 @@ package struct RemoteEngine: ChatEngine {
     }
 
     /// The engine for `server`. `readKey` is called once per request and answers the key, or
-    /// `nil` for none; nothing is sent until ``reply(to:receive:)``.
+    /// `nil` for none; nothing is sent until ``answer(to:options:receive:)``.
     package init(
         server: ServerProfile, temperature: Double, idleTimeout: TimeInterval = 300,
         answerTimeout: TimeInterval = defaultAnswerTimeout, edge: EdgePolicy = EdgePolicy(userAgent: "keep"),
@@ -109,10 +109,9 @@ package struct RemoteEngine: ChatEngine {
         self.readKey = readKey
     }
 
-    package func reply(
-        to conversation: [ChatMessage], receive: @escaping @Sendable (String) -> Void
-    ) async throws(EngineError) -> String {
-        try await answer(to: conversation, options: EngineOptions(), receive: receive).text
+    /// The server (its name, at ``displayURL``), its model and the key in ``keyRef``.
+    package var endpoint: EngineEndpoint? {
+        EngineEndpoint(name: server.name, server: displayURL, model: model, keyRef: keyRef)
     }
 
     /// The answer from the model `options` names (else the `model` setting's), with the
@@ -199,9 +198,8 @@ package struct RemoteEngine: ChatEngine {
         if let apiKey {
             guard !apiKey.holdsControlCharacter else {
                 throw EngineError(
-                    .configuration,
-                    "the API key in \(keyRef) holds a line break or another control character; "
-                        + "store it again with \(keySetCommand(keyRef))")
+                    .configuration, "the API key in \(keyRef) holds a line break or another control character",
+                    remedy: .replaceKey(keyRef))
             }
             request.key = apiKey
         }
@@ -255,7 +253,10 @@ package struct RemoteEngine: ChatEngine {
                     case .refuse(let refusal):
                         throw EngineError(
                             .redirected,
-                            refusal.message(server: displayURL, suffix: wire.suffix(model: model), hidingKey: key))
+                            refusal.message(server: displayURL, suffix: wire.suffix(model: model), hidingKey: key),
+                            remedy: refusal.suggestedBase(suffix: wire.suffix(model: model), hidingKey: key).map {
+                                .pointBaseURL($0)
+                            })
                     }
                 }
                 if Self.isSuccess(received), let kind = Self.notAnEventStream(received) {
@@ -371,15 +372,21 @@ package struct RemoteEngine: ChatEngine {
         let message = message.map { Self.oneLine($0, hiding: key) }
         let said = "HTTP \(status)" + (message.map { ": " + $0 } ?? "")
         if status == 401 || status == 403 {
-            let sent = key != nil
+            if key != nil {
+                return EngineError(
+                    .unauthorized, status: status,
+                    "the server at \(displayURL) refused the API key in \(keyRef) (\(said))",
+                    remedy: .replaceKey(keyRef))
+            }
+            if let keyUnreadable {
+                return EngineError(
+                    .unauthorized, status: status,
+                    "the server at \(displayURL) wants an API key (\(said)); "
+                        + "the key in \(keyRef) could not be read: \(keyUnreadable)")
+            }
             return EngineError(
-                .unauthorized, status: status,
-                sent
-                    ? "the server at \(displayURL) refused the API key in \(keyRef) (\(said)); "
-                        + "store the right one with \(Self.keySetCommand(keyRef))"
-                    : "the server at \(displayURL) wants an API key (\(said)); "
-                        + (keyUnreadable.map { "the key in \(keyRef) could not be read: \($0)" }
-                            ?? "store one with \(Self.keySetCommand(keyRef))"))
+                .unauthorized, status: status, "the server at \(displayURL) wants an API key (\(said))",
+                remedy: .storeKey(keyRef))
         }
         let reason = message == nil ? " " + HTTPURLResponse.localizedString(forStatusCode: status) : ""
         return EngineError(.http, status: status, "the server at \(displayURL) answered \(said)\(reason)")
@@ -391,14 +398,16 @@ package struct RemoteEngine: ChatEngine {
         case let refusal as DataTaskEvents.CleartextRefusal:
             return EngineError(
                 .cleartext,
-                CleartextRule.refusal(
-                    host: refusal.host, detail: refusal.detail, keyRef: keyRef.description,
-                    keyRemoval: Self.keyRemoveCommand(keyRef)))
+                CleartextRule.refusal(host: refusal.host, detail: refusal.detail, keyRef: keyRef.description),
+                remedy: .keyOverPlainHTTP(keyRef, host: refusal.host))
         case let refusal as CertificateRefusal:
-            return EngineError(
-                .untrusted,
-                refusal.message(
-                    server: displayURL, host: URL(string: baseURL)?.host ?? baseURL, authority: server.authority ?? ""))
+            let said = refusal.message(
+                server: displayURL, host: URL(string: baseURL)?.host ?? baseURL, authority: server.authority ?? "")
+            // What this build cannot do is no fault of the certificate's.
+            guard refusal.reason != .unverifiable else {
+                return EngineError(.configuration, said, remedy: .useSystemAuthorities(server: server.name))
+            }
+            return EngineError(.untrusted, said)
         case is DataTaskEvents.LimitExceeded:
             return EngineError(
                 .tooLarge,
@@ -441,18 +450,6 @@ package struct RemoteEngine: ChatEngine {
         parts.user = nil
         parts.password = nil
         return parts.string ?? baseURL
-    }
-
-    /// `keep key set SLOT`, with `--account` when the account is not the default.
-    package static func keySetCommand(_ ref: SecretRef) -> String {
-        "`keep key set \(ref.slot.rawValue)"
-            + (ref.account == "default" ? "" : " --account \(StorageError.quoted(ref.account))") + "`"
-    }
-
-    /// `keep key rm SLOT`, with `--account` when the account is not the default.
-    static func keyRemoveCommand(_ ref: SecretRef) -> String {
-        "`keep key rm \(ref.slot.rawValue)"
-            + (ref.account == "default" ? "" : " --account \(StorageError.quoted(ref.account))") + "`"
     }
 
     /// A server's message on one line, at most 300 characters, with the key hidden.

@@ -1,4 +1,5 @@
 import Foundation
+import KeepPorts
 import Synchronization
 
 #if canImport(Glibc)
@@ -58,17 +59,21 @@ package enum ThisMachine {
     }
 
     /// Where `host` (a name, or a numeric address; an IPv6 one without brackets) goes:
-    /// resolved with `getaddrinfo` on a thread of its own, so a slow resolver holds no
-    /// thread of Swift's pool. Cancelling the calling task stops the wait (the lookup
-    /// itself ends by the resolver's own timeout) and answers ``Resolution/unresolved(reason:)``.
+    /// resolved with `getaddrinfo` on a thread of its own (a `DedicatedThread`: a wait that
+    /// may last gets a thread for its length), so a slow resolver holds no thread of Swift's
+    /// pool. Cancelling the calling task stops the wait (the lookup itself ends by the
+    /// resolver's own timeout, and its thread with it) and answers
+    /// ``Resolution/unresolved(reason:)``.
     package static func resolve(_ host: String) async -> Resolution {
         let waiter = Waiter()
+        let thread = DedicatedThread(name: "keep.resolve")
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 waiter.set(continuation)
-                Thread {
+                Task(executorPreference: thread) {
                     waiter.resume(with: lookUp(host))
-                }.start()
+                    thread.stop()
+                }
             }
         } onCancel: {
             waiter.resume(with: .unresolved(reason: "the lookup was cancelled"))

@@ -8,8 +8,9 @@ import Foundation
 /// before anything connects), through libcurl with that file alone (``CurlTransfer``);
 /// every other server through URLSession (``DataTaskEvents``). Both keep the same rules and report the same
 /// events. Where libcurl is not built in (any platform but Linux), a request to such a
-/// server fails with ``TransferFailure/Described`` before anything connects: it is never
-/// sent unverified, nor verified against the system's authorities instead.
+/// server ends with ``CertificateRefusal`` (``CertificateRefusal/Reason/unverifiable``)
+/// before anything connects: it is never sent unverified, nor verified against the system's
+/// authorities instead.
 enum Transport {
     /// The events of `request` to a server verified against the PEM file `authority` (`nil`:
     /// the system's authorities), under `edge`'s rules and `limits`.
@@ -23,11 +24,8 @@ enum Transport {
         #if canImport(CCurl)
             return CurlTransfer.start(request, authority: authority, edge: edge, limits: limits)
         #else
-            return AsyncThrowingStream {
-                throw TransferFailure.Described(
-                    words: "this build cannot verify a server against its own authority (\(authority)) on this "
-                        + "platform; nothing was sent")
-            }
+            _ = authority
+            return AsyncThrowingStream { throw CertificateRefusal(.unverifiable) }
         #endif
     }
 }

@@ -23,10 +23,13 @@ import KeepPorts
 /// has, and a name no two writers share (`O_EXCL` refuses a clash). A writer holds an
 /// exclusive `flock` on its temp file from just after it creates it until after the
 /// rename, so `sweep` can tell a live writer's temp (locked) from a dead one's (the kernel
-/// released its lock when the process died).
+/// released its lock when the process died). Just before the rename it also locks the file
+/// it replaces (``NameLock``, shared with the appender), so an append under way finishes
+/// in the file before it loses its name.
 ///
 /// The blocking steps of `replace` (from the temp's creation to the rename, and the
-/// directory's flush) run on ``IOThreads``, never on the caller's executor.
+/// directory's flush) go through ``IOThreads``: on the caller's thread when no other such
+/// step is running on a caller's, else on a thread of the pool's, the caller suspended.
 struct AtomicWriter: Sendable {
     let calls: any FileSystemCalls
     /// How concurrent writes in one directory share its flush.
@@ -57,7 +60,7 @@ struct AtomicWriter: Sendable {
                 throw Self.naming(Self.join(directory, name), error)
             }
         }
-        // 6. The rename durable: without this a power cut can bring the old name back. The
+        // 7. The rename durable: without this a power cut can bring the old name back. The
         //    flush is shared with the writes renamed into this directory at the same time, and
         //    only one that began after this rename counts (see `GroupCommit`).
         try await flushing.flushed(directory) { [calls, threads] () async throws(StorageError) in
@@ -65,7 +68,7 @@ struct AtomicWriter: Sendable {
         }
     }
 
-    /// Steps 1 to 5 of `replace`: the new bytes in a temp file, flushed, renamed over the
+    /// Steps 1 to 6 of `replace`: the new bytes in a temp file, flushed, renamed over the
     /// target; everything but the directory's flush. Blocks in system calls.
     private func renameIntoPlace(in directory: String, name: String, bytes: [UInt8]) throws(StorageError) {
         let target = Self.join(directory, name)
@@ -92,13 +95,18 @@ struct AtomicWriter: Sendable {
                 //    An error here (EIO) is never retried: the page cache may already have
                 //    dropped the data, so the temp is abandoned and the write fails.
                 try calls.flush(file)
-                // 4. The atomic switch: a reader sees the whole old file or the whole new one.
+                // 4. The file being replaced locked, when there is one (``NameLock``): an append
+                //    under way finishes first, and one that begins after finds the new file, so
+                //    no acknowledged line lands in a file that lost its name.
+                let replaced = try lockTarget(target)
+                defer { if let replaced { try? calls.close(replaced) } }  // read-only; releases the lock
+                // 5. The atomic switch: a reader sees the whole old file or the whole new one.
                 try calls.rename(temp, to: target)
             } catch {
                 abandon(file, temp)
                 throw error
             }
-            // 5. Closed only now, so the lock covered the temp until it stopped being one; its
+            // 6. Closed only now, so the lock covered the temp until it stopped being one; its
             //    data is already flushed, so a close error says nothing about the value.
             try calls.close(file)
             return
@@ -106,6 +114,17 @@ struct AtomicWriter: Sendable {
         throw StorageError(
             code: .io, operation: "create", path: directory,
             reason: "no unclaimed temp file name after \(Self.attempts) tries")
+    }
+
+    /// The file at `target`, opened read-only and locked, waiting for an appender to finish;
+    /// `nil` when there is none to lock: no file, or a symbolic link (which the rename
+    /// replaces, and which no appender opens).
+    private func lockTarget(_ target: String) throws(StorageError) -> OpenFile? {
+        do throws(StorageError) {
+            return try NameLock.hold(target, calls: calls) { (path) throws(StorageError) in try calls.open(path) }?.file
+        } catch let error where error.errno == ELOOP {
+            return nil
+        }
     }
 
     /// Removes the temp files of writers that died in `directory`, and none of a live one.

@@ -8,17 +8,17 @@ import KeepPorts
     import Darwin
 #endif
 
-/// The legacy whole-blob `StoragePort`: every value in one JSON file, `<root>/store.json`,
+/// The legacy whole-blob ``/KeepPorts/StoragePort``: every value in one JSON file, `<root>/store.json`,
 /// under the key `keep.<namespace>.<id>`.
 ///
-/// It is the format `FileStore` replaces, kept as the source a migration reads and as the
+/// It is the format ``FileStore`` replaces, kept as the source a migration reads and as the
 /// benchmarks' baseline, and it keeps the whole storage contract: each write reads the file,
 /// changes one member and rewrites the whole file through the same atomic, durable path as
-/// `FileStore` (temp file, flush, rename, flush of the directory), so a crash leaves the old
+/// ``FileStore`` (temp file, flush, rename, flush of the directory), so a crash leaves the old
 /// file or the new one. Writing one key rewrites every key: that is the cost it shows.
 ///
 /// A file that is not one JSON object (truncated, not UTF-8, an array) is
-/// `StorageError.Code.corrupt` for every operation, and is never written over. Members
+/// ``/KeepPorts/StorageError/Code/corrupt`` for every operation, and is never written over. Members
 /// that are not Keep's (another prefix, an unknown namespace, an empty id) are never listed
 /// and are written back exactly as they were. A member of Keep's whose value is not a JSON
 /// string is listed, and reading it is `.corrupt`.
@@ -86,13 +86,31 @@ public actor BlobFileStore: StoragePort {
         try await change { $0.removeAll(where: { $0.namespace == namespace }) }
     }
 
+    /// Adds the line to the member's value (after cutting its unfinished last line) and
+    /// rewrites the whole file, as one change among this instance's others; `false`,
+    /// writing nothing, when there is no such member.
+    @discardableResult
+    public func append(
+        _ key: StorageKey, _ line: @Sendable (_ offset: Int) -> String
+    ) async throws(StorageError) -> Bool {
+        try check(key, "append")
+        var appended = false
+        try await change { (document) throws(StorageError) -> Bool in
+            guard let old = try document.value(key, path: path) else { return false }
+            document.set(key, try ValueLines.appending(line, to: old, key: key))
+            appended = true
+            return true
+        }
+        return appended
+    }
+
     /// Reads the document, lets `edit` change it, and saves it when `edit` answers that it
     /// changed; one such change at a time, the others waiting their turn.
     ///
     /// The save suspends (its flushes run on the file stores' threads), and the actor lets
     /// other calls in meanwhile: without the turns, a second change would read the file
     /// before the first replaced it and write back a copy without the first's member.
-    private func change(_ edit: (inout BlobDocument) -> Bool) async throws(StorageError) {
+    private func change(_ edit: (inout BlobDocument) throws(StorageError) -> Bool) async throws(StorageError) {
         while changing {
             await withCheckedContinuation { waiting.append($0) }
         }
@@ -102,7 +120,7 @@ public actor BlobFileStore: StoragePort {
             if !waiting.isEmpty { waiting.removeFirst().resume() }
         }
         var document = try load()
-        if edit(&document) { try await save(document) }
+        if try edit(&document) { try await save(document) }
     }
 
     /// The file as a document; an empty one when there is no file yet.

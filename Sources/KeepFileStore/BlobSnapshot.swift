@@ -8,15 +8,15 @@ import KeepPorts
     import Darwin
 #endif
 
-/// The legacy `store.json` as a read-only `StoragePort`, read and parsed once: the source a
+/// The legacy `store.json` as a read-only ``/KeepPorts/StoragePort``, read and parsed once: the source a
 /// one-time migration copies from, so copying n members costs one read of the file, not n.
 ///
 /// Nothing is read until the first call; the file is then read and indexed once and every
 /// later call answers from that snapshot (changes made to the file afterwards are not
 /// seen). Reads answer as ``BlobFileStore`` does: a member whose value is not a JSON string
-/// is `StorageError.Code.corrupt`, a missing file is an empty store, a file that is not
+/// is ``/KeepPorts/StorageError/Code/corrupt``, a missing file is an empty store, a file that is not
 /// one JSON object is `.corrupt` for every call. `write`, `remove` and `clear` are refused
-/// (`StorageError.Code.unavailable`): a migration never changes its source.
+/// (``/KeepPorts/StorageError/Code/unavailable``): a migration never changes its source.
 public actor BlobSnapshot: StoragePort {
     /// The file: `<root>/store.json`.
     public nonisolated let path: String

@@ -20,7 +20,7 @@ public enum DataRoot {
     public static let appDirectory = "keep"
 
     /// The data root for `environment` (pass `ProcessInfo.processInfo.environment`), or a
-    /// `StorageError.Code.unavailable` error saying which variables to set.
+    /// ``/KeepPorts/StorageError/Code/unavailable`` error saying which variables to set.
     public static func resolve(environment: [String: String]) throws(StorageError) -> String {
         if let dataHome = absolute(environment["XDG_DATA_HOME"]) {
             return AtomicWriter.join(dataHome, appDirectory)

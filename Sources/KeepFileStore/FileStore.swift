@@ -8,7 +8,7 @@ import KeepPorts
     import Darwin
 #endif
 
-/// The durable `StoragePort`: one file per key, at `<root>/store/<namespace>/<encoded id>`.
+/// The durable ``/KeepPorts/StoragePort``: one file per key, at `<root>/store/<namespace>/<encoded id>`.
 ///
 /// A file holds the value's UTF-8 bytes and nothing else (`cat` shows it). Ids are encoded
 /// as `IdEncoding` says: `a-z 0-9 - _` literal, every other byte `~` and two hex digits.
@@ -22,24 +22,38 @@ import KeepPorts
 ///   one key never touches another key's file.
 /// - `read` of a key never written is `nil`; a file that is not UTF-8, or that is not a
 ///   regular file (a symbolic link, never followed; a directory; a pipe), is
-///   `StorageError.Code.corrupt`. An empty file is the empty string.
+///   ``/KeepPorts/StorageError/Code/corrupt``. An empty file is the empty string. A file whose only bytes
+///   that are not UTF-8 are in its unfinished last line (half a character a power cut left
+///   mid-append) reads as its finished lines, which is what the next append keeps.
 /// - Directories are made only by `write`, only for the four namespaces, mode 0700; files
 ///   are 0600. `read`, `listIds`, `remove` and `clear` never create anything.
 /// - `listIds` lists only names that are canonical encodings: never a temp file, never a
 ///   file someone else put there.
+/// - `append` adds a line in place, as atomically and durably as `write` replaces a value
+///   (see `LineAppender`): the file opened (never through a symlink; no file, no value, and
+///   nothing created), locked, an unfinished last line cut, the line written at the end
+///   and the file flushed. A crash or a power cut mid-append leaves the old value with at
+///   most an unfinished last line; a failed flush cuts the line back and throws. A write
+///   takes the same lock on the file it replaces, so a line never lands in a file a
+///   rename has just replaced.
+/// - Stamps (``/KeepPorts/StampedStorage``): size, modification time and inode of each value's file, by
+///   one `fstatat` per name, never a byte read; a name that is not a regular file, or that
+///   cannot be stat'ed, is that key's problem.
 ///
-/// It refuses, with `StorageError.Code.invalidId`, an empty id and one whose file name
+/// It refuses, with ``/KeepPorts/StorageError/Code/invalidId``, an empty id and one whose file name
 /// would pass 255 bytes. A refused disk (`EACCES`, `EPERM`, `EROFS`) is `.unavailable`, a
 /// full one (`ENOSPC`, `EDQUOT`) `.full`; every error names the operation, the path and the
 /// errno. Opening a store removes the temp files of writers that died, never a live one's.
 ///
-/// The calls that flush (`write`, `remove`, `clear`) run on the file stores' own threads
-/// (`IOThreads`), so a flush never holds one of Swift's cooperative threads; `read` and
-/// `listIds`, which do not flush, run on the caller's. Writes in flight at the same time
-/// in one namespace share the directory's flush (group commit, see `GroupCommit`): a write
-/// waits, suspended, for the first flush that begins after its rename, so none returns
-/// before its own rename is durable, and a lone write flushes at once.
-public struct FileStore: StoragePort {
+/// The calls that flush or wait (`write`, `append`, `remove`, `clear`) and the stamps go
+/// through the file stores' own threads (`IOThreads`): at most one flush at a time runs on
+/// its caller's thread, which may be one of Swift's cooperative threads, and any other runs
+/// on a thread of the pool's, its caller suspended; `read` and `listIds`, which do not
+/// flush, run on the caller's. Writes in flight at the same time in one namespace share the
+/// directory's flush (group commit, see `GroupCommit`): a write waits, suspended, for the
+/// first flush that begins after its rename, so none returns before its own rename is
+/// durable, and a lone write flushes at once.
+public struct FileStore: StampedStorage {
     /// The directory the store lives under; values are in its `store` subdirectory.
     public let root: String
     private let writer: AtomicWriter
@@ -82,7 +96,12 @@ public struct FileStore: StoragePort {
                 code: .corrupt, operation: "read", path: path, errno: ELOOP,
                 reason: "it is a symbolic link, which keep never follows")
         }
-        guard let value = String(checkedUTF8: bytes) else {
+        if let value = String(checkedUTF8: bytes) { return value }
+        // A power cut in the middle of an append can leave half a character in the value's
+        // unfinished last line (a sector of it written, the next one zeros). That line is
+        // no line (see `ValueLines`): the value is its finished lines, when they are text.
+        let finished = bytes.withUnsafeBufferPointer { ValueLines.finishedCount($0) }
+        guard finished > 0, let value = String(checkedUTF8: Array(bytes[..<finished])) else {
             throw StorageError(code: .corrupt, operation: "read", path: path, reason: "the file is not valid UTF-8")
         }
         return value
@@ -110,6 +129,50 @@ public struct FileStore: StoragePort {
             // The removal durable: without this a power cut can bring the value back.
             try calls.flushDirectory(directory)
         }
+    }
+
+    /// Adds `line` and a newline at the end of the key's file, in place and durably, after
+    /// cutting an unfinished last line; `false`, creating nothing, when the key has no file.
+    /// When it returns the line survives a crash and, on a disk that honours flushes, a
+    /// power cut; when it throws, the value is as it was (with at most an unfinished last
+    /// line). `line` is given the value's length in bytes once the cut is made.
+    @discardableResult
+    public func append(
+        _ key: StorageKey, _ line: @Sendable (_ offset: Int) -> String
+    ) async throws(StorageError) -> Bool {
+        let path = try self.path(key, "append")
+        let appender = LineAppender(calls: calls)
+        guard let opened = try await writer.threads.run({ () throws(StorageError) in try appender.open(path) }) else {
+            return false
+        }
+        // The line is made here, on the caller's executor, once its offset is known; the
+        // file stays locked meanwhile.
+        let text = line(opened.finished)
+        do throws(StorageError) {
+            try ValueLines.check(text, for: key)
+        } catch {
+            appender.abandon(opened)
+            throw error
+        }
+        var bytes = Array(text.utf8)
+        bytes.append(ValueLines.newline)
+        try await writer.threads.run { [bytes] () throws(StorageError) in try appender.add(bytes, to: opened) }
+        return true
+    }
+
+    /// The stamp of every id stored in `namespace`: one `fstatat` per canonical name, split
+    /// between up to one of the file stores' threads per core for a large namespace.
+    public func stamps(_ namespace: Namespace) async throws(StorageError) -> [String: ValueStamp] {
+        try await StampReader(calls: calls, threads: writer.threads)
+            .stamps(in: directory(namespace), parts: FileStamps.cores)
+    }
+
+    /// The stamp of the key's file, or `nil` when it has none.
+    public func stamp(_ key: StorageKey) async throws(StorageError) -> ValueStamp? {
+        let name = try IdEncoding.fileName(for: key, operation: "stamp")
+        let reader = StampReader(calls: calls, threads: writer.threads)
+        let directory = directory(key.namespace)
+        return try await writer.threads.run { () throws(StorageError) in try reader.stamp(name, in: directory) }
     }
 
     /// The ids stored in `namespace`, decoded from the canonical file names only: never a
@@ -150,6 +213,11 @@ public struct FileStore: StoragePort {
     }
 
     private func directory(_ namespace: Namespace) -> String {
+        Self.directory(root, namespace)
+    }
+
+    /// The directory of `namespace` in the store under `root`.
+    static func directory(_ root: String, _ namespace: Namespace) -> String {
         AtomicWriter.join(AtomicWriter.join(root, "store"), namespace.rawValue)
     }
 

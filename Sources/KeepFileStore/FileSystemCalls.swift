@@ -62,6 +62,70 @@ package protocol FileSystemCalls: Sendable {
     /// The whole content of the regular file at `path`, never through a symlink; anything
     /// else at that name (a directory, a device, a pipe) is ``StorageError/Code/corrupt``.
     func readFile(_ path: String) throws(StorageError) -> [UInt8]
+
+    // MARK: Appending
+
+    /// Opens the existing file at `path` for reading and appending: every write lands at the
+    /// file's end. Never through a symlink (`ELOOP`), never waiting on a FIFO; `ENOENT` when
+    /// there is no such name. The caller checks with ``status(_:)`` that it is a regular file.
+    func openForAppending(_ path: String) throws(StorageError) -> OpenFile
+
+    /// What `file` is now: its kind, size, time, inode and link count (`fstat`).
+    func status(_ file: OpenFile) throws(StorageError) -> FileStatus
+
+    /// Up to `count` bytes of `file` from byte `offset` on; fewer only at the end of the file.
+    func read(_ file: OpenFile, count: Int, at offset: Int) throws(StorageError) -> [UInt8]
+
+    /// Cuts `file` to its first `size` bytes.
+    func truncate(_ file: OpenFile, to size: Int) throws(StorageError)
+
+    /// Takes an exclusive advisory lock on `file`, waiting for as long as another open file
+    /// holds it. The lock lasts until `file` is closed.
+    func lock(_ file: OpenFile) throws(StorageError)
+
+    // MARK: Stamps
+
+    /// Opens the directory at `path` to stat the names in it, never through a symlink.
+    func openDirectory(_ path: String) throws(StorageError) -> OpenFile
+
+    /// What the name `name` in `directory` is, a symbolic link described and never followed
+    /// (`fstatat` with `AT_SYMLINK_NOFOLLOW`); `ENOENT` when there is no such name.
+    func status(of name: String, in directory: OpenFile) throws(StorageError) -> FileStatus
+}
+
+/// What a file or a name is, as `fstat` and `fstatat` tell it: the parts the file adapters
+/// use, the same on every platform.
+package struct FileStatus: Sendable, Hashable {
+    /// What kind of thing has the name.
+    package enum Kind: Sendable, Hashable {
+        case regular, directory, symbolicLink, fifo, other
+    }
+
+    package let kind: Kind
+    package let size: Int64
+    /// The modification time, in nanoseconds since 1970.
+    package let modified: Int64
+    package let inode: UInt64
+    package let linkCount: Int
+
+    package init(kind: Kind, size: Int64, modified: Int64, inode: UInt64, linkCount: Int) {
+        self.kind = kind
+        self.size = size
+        self.modified = modified
+        self.inode = inode
+        self.linkCount = linkCount
+    }
+
+    /// Why a name of this kind holds no value, in words; `nil` for a regular file.
+    package var irregularity: String? {
+        switch kind {
+        case .regular: nil
+        case .symbolicLink: "it is a symbolic link, not a file"
+        case .directory: "it is a directory, not a file"
+        case .fifo: "it is a FIFO, not a file"
+        case .other: "it is not a regular file"
+        }
+    }
 }
 
 /// A file opened through the seam: the descriptor (or a simulated disk's handle) and the

@@ -5,13 +5,20 @@ import Synchronization
 /// Threads of the file stores' own, for the system calls that block for long: the flushes
 /// of a write, a remove and a clear.
 ///
-/// An `fsync` can block for milliseconds. Made on Swift's cooperative pool (one thread per
-/// core), it would stall every other task of the app for that long, and concurrent writers
-/// would really flush one or two at a time. So ``run(_:)`` lets at most one job at a time
-/// block its caller's thread: the lone write, which then pays no hand-over (on this
-/// project's machine a hand-over to another thread and back costs about as much as a
-/// third of a flush). A job that arrives while one runs so runs on one of the pool's
-/// threads instead, its caller suspended, holding no thread.
+/// Blocking work stays off Swift's cooperative pool (one thread per core), where one wait
+/// would stall every other task of the app. Keep has two ways to keep it off, and this is
+/// the second: **the brief blocking calls of the file stores go to a pool, and at most one
+/// of them at a time runs on its caller's thread.** (The first, `DedicatedThread` in
+/// KeepPorts, is a thread of its own for what must stay on one thread or may wait without
+/// bound: a SQLite connection, the Secret Service client, a lock wait.)
+///
+/// An `fsync` can block for milliseconds; concurrent writers flushing on the cooperative pool
+/// would stall the app and really flush one or two at a time. So ``run(_:)`` lets at most
+/// one job at a time block its caller's thread, which may be one of the pool's: the lone
+/// write, which then pays no hand-over (on this project's machine a hand-over to another
+/// thread and back costs about as much as a third of a flush). A job that arrives while one
+/// runs there runs on one of these threads instead, its caller suspended, holding no thread.
+/// So a flush may run on a cooperative thread, but never more than one flush at a time does.
 ///
 /// Threads are made when jobs are waiting and every thread is busy, up to ``limit``, and
 /// are kept, parked, for the next job: a thread that has flushed before flushes faster

@@ -163,6 +163,92 @@ package struct POSIXFileSystem: FileSystemCalls {
         }
     }
 
+    package func openForAppending(_ path: String) throws(StorageError) -> OpenFile {
+        // O_APPEND: every write lands at the end, wherever another writer left it.
+        // O_NOFOLLOW: a planted symlink is refused, never followed. O_NONBLOCK: opening a
+        // planted FIFO must not hang (the caller refuses it by its status).
+        let descriptor = try retried("open", path) {
+            systemOpen(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0)
+        }
+        return OpenFile(descriptor: descriptor, path: path)
+    }
+
+    package func status(_ file: OpenFile) throws(StorageError) -> FileStatus {
+        var info = stat()
+        _ = try retried("fstat", file.path) { fstat(file.descriptor, &info) }
+        return Self.status(info)
+    }
+
+    package func read(_ file: OpenFile, count: Int, at offset: Int) throws(StorageError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        // pread(2) may return fewer bytes than asked before the end; read on until it says 0.
+        while filled < count {
+            let got = bytes.withUnsafeMutableBytes { buffer in
+                pread(file.descriptor, buffer.baseAddress! + filled, count - filled, off_t(offset + filled))
+            }
+            if got > 0 {
+                filled += got
+            } else if got == 0 {
+                break  // the end of the file
+            } else if errno != EINTR {
+                throw .system("pread", path: file.path, errno: errno)
+            }
+        }
+        bytes.removeLast(count - filled)
+        return bytes
+    }
+
+    package func truncate(_ file: OpenFile, to size: Int) throws(StorageError) {
+        _ = try retried("ftruncate", file.path) { ftruncate(file.descriptor, off_t(size)) }
+    }
+
+    package func lock(_ file: OpenFile) throws(StorageError) {
+        // Without LOCK_NB: waits for the holder (another appender, a writer about to
+        // replace the file) to close its descriptor.
+        _ = try retried("flock", file.path) { flock(file.descriptor, LOCK_EX) }
+    }
+
+    package func openDirectory(_ path: String) throws(StorageError) -> OpenFile {
+        let descriptor = try retried("open", path) {
+            systemOpen(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        }
+        return OpenFile(descriptor: descriptor, path: path)
+    }
+
+    package func status(of name: String, in directory: OpenFile) throws(StorageError) -> FileStatus {
+        var info = stat()
+        // Relative to the open directory: no walk of the directory's path for each name, and
+        // the name's path made only for an error.
+        while fstatat(directory.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) != 0 {
+            let error = errno
+            if error != EINTR { throw .system("lstat", path: AtomicWriter.join(directory.path, name), errno: error) }
+        }
+        return Self.status(info)
+    }
+
+    /// The parts of `info` the adapters use. The modification time is `st_mtim` on Linux and
+    /// `st_mtimespec` on Darwin: the one place that difference is spelled.
+    private static func status(_ info: stat) -> FileStatus {
+        let kind: FileStatus.Kind =
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: .regular
+            case S_IFDIR: .directory
+            case S_IFLNK: .symbolicLink
+            case S_IFIFO: .fifo
+            default: .other
+            }
+        #if canImport(Darwin)
+            let time = info.st_mtimespec
+        #else
+            let time = info.st_mtim
+        #endif
+        return FileStatus(
+            kind: kind, size: Int64(info.st_size),
+            modified: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec), inode: UInt64(info.st_ino),
+            linkCount: Int(info.st_nlink))
+    }
+
     /// Flushes one descriptor's data to stable storage. On Darwin plain `fsync` stops at the
     /// drive's cache, so `F_FULLFSYNC` asks the drive to write it through; a file system
     /// that does not support it (some network volumes) falls back to `fsync`.

@@ -105,6 +105,38 @@ package final class RecordingFileSystem: FileSystemCalls {
         try perform(.readFile(path)) { () throws(StorageError) in try base.readFile(path) }
     }
 
+    package func openForAppending(_ path: String) throws(StorageError) -> OpenFile {
+        try perform(.openForAppending(path)) { () throws(StorageError) in try base.openForAppending(path) }
+    }
+
+    package func status(_ file: OpenFile) throws(StorageError) -> FileStatus {
+        try perform(.status(file.path)) { () throws(StorageError) in try base.status(file) }
+    }
+
+    package func read(_ file: OpenFile, count: Int, at offset: Int) throws(StorageError) -> [UInt8] {
+        try perform(.read(file.path, count: count, at: offset)) { () throws(StorageError) in
+            try base.read(file, count: count, at: offset)
+        }
+    }
+
+    package func truncate(_ file: OpenFile, to size: Int) throws(StorageError) {
+        try perform(.truncate(file.path, to: size)) { () throws(StorageError) in try base.truncate(file, to: size) }
+    }
+
+    package func lock(_ file: OpenFile) throws(StorageError) {
+        try perform(.lock(file.path)) { () throws(StorageError) in try base.lock(file) }
+    }
+
+    package func openDirectory(_ path: String) throws(StorageError) -> OpenFile {
+        try perform(.openDirectory(path)) { () throws(StorageError) in try base.openDirectory(path) }
+    }
+
+    package func status(of name: String, in directory: OpenFile) throws(StorageError) -> FileStatus {
+        try perform(.statusOfName(directory.path + "/" + name)) { () throws(StorageError) in
+            try base.status(of: name, in: directory)
+        }
+    }
+
     /// Records `call`, then carries it out, fails it or drops it as the plan and an earlier
     /// kill say.
     private func perform<Result>(
@@ -127,7 +159,7 @@ package final class RecordingFileSystem: FileSystemCalls {
 }
 
 /// One call through the seam, as ``RecordingFileSystem`` records it: what and on which path.
-package enum FileSystemCall: Sendable, Equatable, CustomStringConvertible {
+package enum FileSystemCall: Sendable, Hashable, CustomStringConvertible {
     case create(String)
     case open(String)
     case tryLock(String)
@@ -141,6 +173,16 @@ package enum FileSystemCall: Sendable, Equatable, CustomStringConvertible {
     case makeDirectory(String)
     case listDirectory(String)
     case readFile(String)
+    case openForAppending(String)
+    /// `fstat` of an open file.
+    case status(String)
+    case read(String, count: Int, at: Int)
+    case truncate(String, to: Int)
+    /// A waiting lock.
+    case lock(String)
+    case openDirectory(String)
+    /// `fstatat` of a name (its whole path) in an open directory.
+    case statusOfName(String)
 
     /// The call's name: `"create"`, `"flush"`, `"rename"`, ...
     package var operation: String {
@@ -158,6 +200,13 @@ package enum FileSystemCall: Sendable, Equatable, CustomStringConvertible {
         case .makeDirectory: "makeDirectory"
         case .listDirectory: "listDirectory"
         case .readFile: "readFile"
+        case .openForAppending: "openForAppending"
+        case .status: "status"
+        case .read: "read"
+        case .truncate: "truncate"
+        case .lock: "lock"
+        case .openDirectory: "openDirectory"
+        case .statusOfName: "statusOfName"
         }
     }
 
@@ -166,7 +215,9 @@ package enum FileSystemCall: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .create(let path), .open(let path), .tryLock(let path), .linkCount(let path), .write(let path, _),
             .flush(let path), .close(let path), .rename(let path, _), .flushDirectory(let path), .unlink(let path),
-            .makeDirectory(let path), .listDirectory(let path), .readFile(let path):
+            .makeDirectory(let path), .listDirectory(let path), .readFile(let path), .openForAppending(let path),
+            .status(let path), .read(let path, _, _), .truncate(let path, _), .lock(let path), .openDirectory(let path),
+            .statusOfName(let path):
             path
         }
     }
@@ -175,6 +226,8 @@ package enum FileSystemCall: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .rename(let from, let to): "rename(\(from) -> \(to))"
         case .write(let path, let count): "write(\(path), \(count) bytes)"
+        case .read(let path, let count, let offset): "read(\(path), \(count) bytes at \(offset))"
+        case .truncate(let path, let size): "truncate(\(path), to \(size))"
         default: "\(operation)(\(path))"
         }
     }

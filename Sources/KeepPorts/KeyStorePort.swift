@@ -3,7 +3,7 @@
 ///
 /// A key is raw bytes. `load` of a key never stored is `nil`; a store that cannot be
 /// reached throws a ``SecretsError`` (never `nil`, never a file). Adapters live beside the
-/// secrets adapter of the same mechanism; `MemoryKeyStore` is the test double.
+/// secrets adapter of the same mechanism; ``MemoryKeyStore`` is the test double.
 public protocol KeyStorePort: Sendable {
     /// How the keys are protected; ``SecretProtection/processMemory`` means nothing is
     /// kept between launches.

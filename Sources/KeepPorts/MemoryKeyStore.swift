@@ -1,4 +1,4 @@
-/// A `KeyStorePort` held in this process's memory: the test double. Its protection is
+/// A ``KeyStorePort`` held in this process's memory: the test double. Its protection is
 /// ``SecretProtection/processMemory`` unless a test says otherwise, so whoever uses it
 /// knows nothing is kept.
 public actor MemoryKeyStore: KeyStorePort {

@@ -1,4 +1,4 @@
-/// A `SecretsPort` held in this process's memory: the test double, and the honest
+/// A ``SecretsPort`` held in this process's memory: the test double, and the honest
 /// fallback where no keychain answers.
 ///
 /// Its protection is ``SecretProtection/processMemory``: nothing is written anywhere, and

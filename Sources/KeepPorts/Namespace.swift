@@ -1,6 +1,6 @@
 /// The closed set of places a value can be stored.
 ///
-/// A bare string key is unrepresentable: every `StorageKey` names one of these. Anything
+/// A bare string key is unrepresentable: every ``StorageKey`` names one of these. Anything
 /// that turns a user's or a disk's string into a namespace goes through
 /// ``Namespace/parse(_:)``, which refuses an unknown name rather than inventing one.
 public enum Namespace: String, CaseIterable, Sendable, Codable, Comparable {

@@ -4,15 +4,32 @@
 /// library's own error code; it never includes a payload, a subject or a key.
 public struct SealingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is.
-    public enum Code: String, Sendable, Equatable, CaseIterable {
+    ///
+    /// Growable: a struct over a private enum, so a later version may add a code as a new
+    /// static member without breaking anyone's `switch`. Compare with `==`, or switch with a
+    /// `default`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case notAuthentic, malformed, library
+        }
+
+        private let base: Base
+
+        private init(_ base: Base) {
+            self.base = base
+        }
+
         /// The payload did not authenticate: it was altered, sealed under another key, or
         /// sealed for another binding (owner, kind, shape version or subject).
-        case notAuthentic
+        public static let notAuthentic = Code(.notAuthentic)
         /// The bytes cannot be what they claim: too short, an unknown format, a key or
         /// hash of the wrong length.
-        case malformed
+        public static let malformed = Code(.malformed)
         /// A libcrypto call failed (out of memory, no randomness, a missing algorithm).
-        case library
+        public static let library = Code(.library)
+
+        /// The code's name, as a message or a report shows it: `notAuthentic`.
+        public var description: String { base.rawValue }
     }
 
     /// What kind of failure this is: what a caller switches on.

@@ -5,21 +5,38 @@
 /// never includes a value.
 public struct SecretsError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is.
-    public enum Code: String, Sendable, Equatable, CaseIterable {
+    ///
+    /// Growable: a struct over a private enum, so a later version may add a code as a new
+    /// static member without breaking anyone's `switch`. Compare with `==`, or switch with a
+    /// `default`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        fileprivate enum Base: String, Hashable, Sendable {
+            case noSessionBus, noService, noDefaultCollection, locked, invalidRef, notPersistent, backend
+        }
+
+        fileprivate let base: Base
+
+        private init(_ base: Base) {
+            self.base = base
+        }
+
         /// There is no D-Bus session bus to reach a keyring on.
-        case noSessionBus
+        public static let noSessionBus = Code(.noSessionBus)
         /// Nothing answers as the Secret Service on the bus.
-        case noService
+        public static let noService = Code(.noService)
         /// The Secret Service has no default collection to keep items in.
-        case noDefaultCollection
+        public static let noDefaultCollection = Code(.noDefaultCollection)
         /// The collection is locked; it is not unlocked behind the user's back.
-        case locked
+        public static let locked = Code(.locked)
         /// The ref cannot name a keychain item (a slot outside the set, an account with NUL).
-        case invalidRef
+        public static let invalidRef = Code(.invalidRef)
         /// The store exists but does not keep secrets across launches, so a set would be lost.
-        case notPersistent
+        public static let notPersistent = Code(.notPersistent)
         /// The store answered with an error of its own.
-        case backend
+        public static let backend = Code(.backend)
+
+        /// The code's name, as a message or a report shows it: `locked`, `noService`.
+        public var description: String { base.rawValue }
     }
 
     /// What kind of failure this is: what a caller switches on.
@@ -50,7 +67,7 @@ public struct SecretsError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     private static func explanation(_ code: Code) -> String {
-        switch code {
+        switch code.base {
         case .noSessionBus: "there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set or not reachable)"
         case .noService: "no Secret Service (GNOME Keyring, KWallet) answers on the session bus"
         case .noDefaultCollection: "the Secret Service has no default keyring"

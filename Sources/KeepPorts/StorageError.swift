@@ -14,19 +14,36 @@
 /// never includes a value.
 public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is.
-    public enum Code: String, Sendable, Equatable, CaseIterable {
+    ///
+    /// Growable: a struct over a private enum, so a later version may add a code as a new
+    /// static member without breaking anyone's `switch`. Compare with `==`, or switch with a
+    /// `default`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        fileprivate enum Base: String, Hashable, Sendable {
+            case unavailable, full, io, invalidId, unknownNamespace, corrupt
+        }
+
+        fileprivate let base: Base
+
+        private init(_ base: Base) {
+            self.base = base
+        }
+
         /// The store refused access: `EACCES`, `EPERM`, `EROFS`, or storage disabled.
-        case unavailable
+        public static let unavailable = Code(.unavailable)
         /// The store is out of room: `ENOSPC`, `EDQUOT`.
-        case full
+        public static let full = Code(.full)
         /// Any other input/output failure.
-        case io
+        public static let io = Code(.io)
         /// The id cannot be stored: empty, or too long for one file name.
-        case invalidId
+        public static let invalidId = Code(.invalidId)
         /// The namespace is not one of the closed set.
-        case unknownNamespace
+        public static let unknownNamespace = Code(.unknownNamespace)
         /// The stored bytes are not a value this store can return (not UTF-8).
-        case corrupt
+        public static let corrupt = Code(.corrupt)
+
+        /// The code's name, as a message or a report shows it: `unavailable`, `full`.
+        public var description: String { base.rawValue }
     }
 
     /// What kind of failure this is: what a caller switches on.
@@ -84,7 +101,7 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     /// with the rest. Everything else (`EIO`, a full disk, a namespace that is not a
     /// directory) is the store's. This is the one place the line is drawn.
     public var isOneFilesProblem: Bool {
-        switch code {
+        switch code.base {
         case .corrupt, .invalidId: return true
         case .unknownNamespace, .full: return false
         case .unavailable, .io: return errno.map(Self.oneFileErrnos.contains) ?? false
@@ -103,7 +120,7 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
             text += "\(Self.message(errno)) (\(Self.name(errno)))"
             if let reason { text += "; \(reason)" }
         } else {
-            text += reason ?? code.rawValue
+            text += reason ?? code.description
         }
         return text
     }

@@ -1,5 +1,6 @@
 import Foundation
 import KeepApp
+import KeepChatIndex
 import KeepCore
 import KeepEngines
 import KeepFileStore
@@ -40,12 +41,13 @@ package enum Doctor {
         checks.append(writable(root))
         checks.append(contentsOf: namespacesWritable(root))
         checks.append(contentsOf: leftovers(root))
+        checks.append(specialFiles(root))
         let core: AppCore
         switch await composition.boot() {
         case .failed(let reason, let detail):
             checks.append(
                 .init(
-                    "store", .problem, "\(reason.rawValue): \(detail)",
+                    "store", .problem, "\(reason): \(detail)",
                     advice: "check that \(root) and everything in it is readable and writable by you"))
             checks.append(await secretsCheck(composition))
             return DoctorReport(dataRoot: root, checks: checks)
@@ -94,12 +96,36 @@ package enum Doctor {
         // full disk (which still lets an empty file be made), show here.
         if let failure = probeWrite(in: root, bytes: 4096) {
             return .init(
-                "data root", .problem, "\(root) cannot be written: \(failure)",
-                advice: failure.code == .full
-                    ? "free some space on the disk holding \(root); keep writes nothing until there is room"
-                    : "make \(root) writable by you (chmod u+rwx)")
+                "data root", .problem, "\(root) cannot be written: \(failure)", advice: writeAdvice(failure, root))
         }
         return .init("data root", .ok, "\(root) exists, and a block written there reached the disk")
+    }
+
+    /// Every file keep opens outside the store (the lock, the settings file, kept data's
+    /// files, the chat index's, the question history), each a file or not there yet: a FIFO,
+    /// a device or a socket at one of those names is refused by every command that would
+    /// open it (opening it could wait for ever), and named here with the fix.
+    static func specialFiles(_ root: String) -> DoctorReport.Check {
+        let join = { (name: String) in (root as NSString).appendingPathComponent(name) }
+        let index = join(ChatIndex.fileName)
+        let files =
+            [StoreLock(root: root).path, join("store/settings/settings"), join(QuestionHistory.fileName)]
+            + KeptData.files(in: root) + [index, index + "-wal", index + "-shm", index + "-journal"]
+        var found: [String] = []
+        for file in files {
+            do {
+                try FileKind.refuseSpecial(file)
+            } catch {
+                let kind = (try? FileKind.of(file, following: true)).flatMap { $0 } ?? .unknown
+                found.append("\(file) is \(kind), not a file")
+            }
+        }
+        guard !found.isEmpty else {
+            return .init("special files", .ok, "none at the names keep opens")
+        }
+        return .init(
+            "special files", .problem, found.joined(separator: "; ") + "; keep does not open such a file",
+            advice: "remove \(found.count == 1 ? "it" : "them") (rm): keep makes each file again when it needs it")
     }
 
     /// Each namespace directory the store would write into, checked with a real file made
@@ -108,6 +134,7 @@ package enum Doctor {
     /// is made by the first write, in the data root checked above.
     static func namespacesWritable(_ root: String) -> [DoctorReport.Check] {
         var problems: [String] = []
+        var failures: [StorageError] = []
         for namespace in Namespace.allCases {
             let directory = ((root as NSString).appendingPathComponent("store") as NSString)
                 .appendingPathComponent(namespace.rawValue)
@@ -119,14 +146,34 @@ package enum Doctor {
                 problems.append("store/\(namespace.rawValue) is not a directory")
             } else if let failure = probeWrite(in: directory, bytes: 0) {
                 problems.append("store/\(namespace.rawValue) cannot be written: \(failure)")
+                failures.append(failure)
             }
         }
         guard !problems.isEmpty else { return [.init("namespaces", .ok, "each one keep writes is writable")] }
+        let store = (root as NSString).appendingPathComponent("store")
         return [
             .init(
                 "namespaces", .problem, problems.joined(separator: "; "),
-                advice: "make them directories you can write (chmod u+rwx), or move them away so keep makes them anew")
+                // A read-only or full disk is no matter of permissions: chmod would not help.
+                advice: failures.first { $0.errno == EROFS || $0.code == .full }.map { writeAdvice($0, store) }
+                    ?? "make them directories you can write (chmod u+rwx), or move them away so keep makes them anew")
         ]
+    }
+
+    /// What to do about a write refused under `place`, by why it was refused: a full disk,
+    /// a read-only mount (no permission bit would help), or permissions.
+    static func writeAdvice(_ failure: StorageError, _ place: String) -> String {
+        if failure.code == .full {
+            return "free some space on the disk holding \(place); keep writes nothing until there is room"
+        }
+        if failure.errno == EROFS {
+            return "the file system holding \(place) is mounted read-only: remount it read-write, or set "
+                + "XDG_DATA_HOME to a directory on a disk that can be written"
+        }
+        if failure.errno == EACCES || failure.errno == EPERM {
+            return "make \(place) writable by you (chmod u+rwx \(place))"
+        }
+        return "check the disk holding \(place): keep cannot write there (\(failure))"
     }
 
     /// Makes a file in `directory`, writes `bytes` zero bytes to it and flushes it, then
@@ -219,9 +266,12 @@ package enum Doctor {
         case .unreadable:
             return .init(
                 "settings file", .problem, settings.health.description,
-                advice: "fix store/settings/settings by hand, or change any setting to keep it aside and start afresh "
-                    + "(a symbolic link, or a file you may not read, is never written through: replace it with a "
-                    + "regular file of your own)")
+                advice: "fix store/settings/settings by hand, or change any setting to move it aside and start afresh")
+        case .refused:
+            return .init(
+                "settings file", .problem, settings.health.description,
+                advice: "replace store/settings/settings with a regular file of your own, or remove it (a symbolic "
+                    + "link, a file that is not text or that you may not read is never written through)")
         case .keptAside:
             return .init("settings file", .note, settings.health.description)
         case .fine:
@@ -323,10 +373,10 @@ package enum Doctor {
                     detail + "; left as they are, unread: " + list(problems.map(\.description), separator: "; "))
             }
             return .init("kept data", .ok, detail)
-        case .notKept(.noSecureStore):
+        case .notKept(let reason) where reason.code == .noSecureStore:
             // The secrets check above says how to get a keyring.
             return .init("kept data", .note, kept.status.summary)
-        case .notKept(.keyStoreUnavailable):
+        case .notKept:  // the key store could not be asked, and any reason to come
             return .init(
                 "kept data", .problem, kept.status.summary,
                 advice: "unlock the keyring (or start it), then run keep again; what was kept is still there")
@@ -373,12 +423,29 @@ package enum Doctor {
         let settings = core.settings
         guard EngineCatalog.kind(core.engineId)?.needs.contains(.key) == true,
             let base = settings.value(SettingRegistry.baseUrl.key)?.string, let url = URL(string: base),
-            let ref = try? SettingRegistry.apiKeyRef(settings),
-            (try? await composition.secrets().secrets.has(ref)) == true
+            let ref = try? SettingRegistry.apiKeyRef(settings)
         else { return [] }
-        switch await CleartextRule.verdict(
+        let verdict = await CleartextRule.verdict(
             for: url, sendsKey: true, allowedHosts: SettingRegistry.keyOverHttpHostsIn(settings))
-        {
+        let host: String
+        switch verdict {
+        case .fine, .thisMachine: return []
+        case .allowedByName(let name), .refused(let name, _): host = name
+        }
+        // Whether a key would go depends on whether one is stored: a keyring that cannot be
+        // asked (locked) is "cannot tell", never a check left out as if there were no key.
+        do {
+            guard try await composition.secrets().secrets.has(ref) else { return [] }
+        } catch {
+            return [
+                .init(
+                    "key over http", .problem,
+                    "cannot tell whether a key in \(ref) would go over plain http to \(host): the keyring could not "
+                        + "be asked (\(error))",
+                    advice: "unlock the keyring and run keep doctor again; or use an https:// baseUrl")
+            ]
+        }
+        switch verdict {
         case .fine, .thisMachine:
             return []
         case .allowedByName(let host):
@@ -395,8 +462,8 @@ package enum Doctor {
                     "baseUrl is plain http to \(host), \(CleartextRule.notThisMachine(detail)), and a key is stored "
                         + "in \(ref): "
                         + "keep refuses to send it, so the remote engine cannot ask",
-                    advice: "use an https:// baseUrl; or remove the key (keep key rm \(ref.slot.rawValue)); or, on a "
-                        + "network you trust, keep settings set keyOverHttpHosts \(host)")
+                    advice: "use an https:// baseUrl; or remove the key (\(CommandAdvice.keyRemove(ref))); or, on a "
+                        + "network you trust, \(CommandAdvice.allowHost(host))")
             ]
         }
     }

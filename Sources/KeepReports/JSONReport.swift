@@ -1,7 +1,12 @@
 import Foundation
+import KeepTerminal
 
 /// How every `--json` output is written: pretty-printed UTF-8 JSON with sorted keys,
-/// slashes left readable, times as UTC ISO 8601 to the millisecond, one trailing newline.
+/// slashes left readable, times as UTC ISO 8601 to the millisecond, one trailing newline,
+/// and every character a terminal would obey written as a `\u` escape (the encoder escapes
+/// only C0; `TerminalText/escapedInJSON(_:)` does the rest: C1, bidirectional and other
+/// format characters, line and paragraph separators, tags), so a report that quotes a
+/// server or a file prints nothing raw.
 ///
 /// Sorted keys make the output stable (a diff of two runs shows only what changed); the
 /// shapes themselves are the report types' and are documented in `docs/keep-guide.md`, "JSON output".
@@ -11,7 +16,8 @@ package enum JSONReport {
     package static func text(of value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: collapsingEmptyLists(Array(try encoder.encode(value))), as: UTF8.self) + "\n"
+        let json = String(decoding: collapsingEmptyLists(Array(try encoder.encode(value))), as: UTF8.self)
+        return TerminalText.escapedInJSON(json) + "\n"
     }
 
     /// `json` with every empty list written `[]`: Foundation prints one over three lines

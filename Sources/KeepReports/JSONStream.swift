@@ -1,5 +1,6 @@
 import Foundation
 import KeepCore
+import KeepTerminal
 
 /// ``JSONReport``'s text written as it is made, byte for byte the same, handed on in pieces:
 /// for a report too large to build as a tree first (a listing of tens of thousands of
@@ -205,7 +206,10 @@ struct JSONStream: ~Copyable {
 
     /// `text` in quotes, escaped as `JSONEncoder` escapes it with slashes left readable:
     /// `"` and `\`, the short escapes for backspace, form feed, line feed, carriage return
-    /// and tab, `\u00XX` for the other control characters, and every other byte as it is.
+    /// and tab, `\u00XX` for the other control characters; then, as ``JSONReport`` does
+    /// after the encoder, every other character a terminal would obey (`TerminalText`'s
+    /// rule: C1 controls, format and bidirectional characters, separators, tags) as `\u`
+    /// escapes; every other byte as it is.
     private mutating func appendString(_ text: String) {
         put(UInt8(ascii: "\""))
         // A native string's bytes are read where they lie; only another kind is copied first.
@@ -220,12 +224,37 @@ struct JSONStream: ~Copyable {
     private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         // Runs of bytes that need no escape (nearly all of them) are copied whole.
         var start = 0
-        for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-            put(UnsafeBufferPointer(rebasing: utf8[start..<index]))
-            appendEscape(byte)
-            start = index + 1
+        var index = 0
+        while index < utf8.count {
+            let byte = utf8[index]
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F {
+                put(UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                appendEscape(byte)
+                index += 1
+                start = index
+            } else if byte < 0x80 {
+                index += 1
+            } else {
+                // The start of a scalar of more than one byte (the text is valid UTF-8).
+                let length = byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4
+                let end = min(index + length, utf8.count)
+                if let scalar = Self.scalar(utf8[index..<end]), TerminalText.isObeyed(scalar) {
+                    put(UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                    for unit in String(scalar).utf16 { appendUnicodeEscape(unit) }
+                    start = end
+                }
+                index = end
+            }
         }
         put(UnsafeBufferPointer(rebasing: utf8[start...]))
+    }
+
+    /// The scalar whose UTF-8 is `bytes`, a lead byte and its continuation bytes.
+    private static func scalar(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Unicode.Scalar? {
+        guard let lead = bytes.first else { return nil }
+        var value = UInt32(lead) & (bytes.count == 2 ? 0x1F : bytes.count == 3 ? 0x0F : 0x07)
+        for byte in bytes.dropFirst() { value = value << 6 | UInt32(byte & 0x3F) }
+        return Unicode.Scalar(value)
     }
 
     /// The escape of `byte`: a quote, a backslash or a control character.
@@ -238,11 +267,14 @@ struct JSONStream: ~Copyable {
         case 0x0A: put(#"\n"#)
         case 0x0D: put(#"\r"#)
         case 0x09: put(#"\t"#)
-        default:
-            let hex = Array("0123456789abcdef".utf8)
-            put(#"\u00"#)
-            put(hex[Int(byte >> 4)])
-            put(hex[Int(byte & 0xF)])
+        default: appendUnicodeEscape(UInt16(byte))
         }
+    }
+
+    /// `\u` and the four lowercase hexadecimal digits of `unit`, a UTF-16 code unit.
+    private mutating func appendUnicodeEscape(_ unit: UInt16) {
+        let hex = Array("0123456789abcdef".utf8)
+        put(#"\u"#)
+        for shift in [12, 8, 4, 0] { put(hex[Int(unit >> UInt16(shift) & 0xF)]) }
     }
 }

@@ -58,7 +58,7 @@ package struct KeyStatusReport: Codable, Sendable, Equatable {
             var problem: String?
             var advice: String?
             if case .unknown(let error) = presence {
-                reason = error.code.rawValue
+                reason = error.code.description
                 problem = error.description
                 advice = KeyPresence.advice(error.code)
             }

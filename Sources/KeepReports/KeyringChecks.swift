@@ -51,7 +51,7 @@ package enum KeyringChecks {
             return .init(
                 "engine", .ok,
                 server + "; no key in \(ref), so none is sent (fine for a local server; a hosted one needs "
-                    + RemoteEngine.keySetCommand(ref) + ")")
+                    + CommandAdvice.keySet(ref) + ")")
         case .unknown(let error):
             let detail = server + "; whether a key is in \(ref) cannot be told: \(KeyPresence.trouble(error.code))"
             guard needsKey else { return .init("engine", .note, detail + " (a server on this machine may need none)") }

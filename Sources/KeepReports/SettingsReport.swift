@@ -146,9 +146,10 @@ package struct SettingsReport: Codable, Sendable, Equatable {
     }
 
     /// The report of `store`, with secrets asked of `backend` (presence only) and kept
-    /// data described from `kept`.
+    /// data described from `kept`. The settings come as the facade a settings screen is
+    /// handed, which has no way to read a secret back.
     package static func make(
-        _ store: SettingsStore, backend: SecretsBackend, kept: KeptData? = nil
+        _ store: SettingsFacade, backend: SecretsBackend, kept: KeptData? = nil
     ) async
         -> SettingsReport
     {
@@ -175,7 +176,7 @@ package struct SettingsReport: Codable, Sendable, Equatable {
                     configured: configured, problem: problem))
         }
         var key: Key?
-        if let ref = try? SettingRegistry.apiKeyRef(store) {
+        if let ref = try? SettingRegistry.apiKeyRef(store.value) {
             let (configured, problem) = Self.secretState(await backend.presence(of: ref))
             key = Key(slot: ref.slot.rawValue, account: ref.account, configured: configured, problem: problem)
         }
@@ -190,6 +191,16 @@ package struct SettingsReport: Codable, Sendable, Equatable {
                 warning: backend.warning,
                 keyringUnavailable: backend.keyringUnavailable?.description),
             kept: keptReport,
-            file: File(healthy: healthy, status: store.health.description, refusals: store.refusals.map(\.description)))
+            file: File(
+                healthy: healthy, status: fileStatus(store.health, refusals: store.refusals.count),
+                refusals: store.refusals.map(\.description)))
+    }
+
+    /// The settings file's state in one line: its health, or, for a file that was read but
+    /// has fields that are not used, how many there are (never "fine" beside a refusal).
+    static func fileStatus(_ health: SettingsHealth, refusals: Int) -> String {
+        guard health == .fine, refusals > 0 else { return health.description }
+        return Plural.of(refusals, "field") + " of the settings file " + (refusals == 1 ? "is" : "are")
+            + " not used: " + (refusals == 1 ? "its default applies" : "their defaults apply")
     }
 }

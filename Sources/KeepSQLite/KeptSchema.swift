@@ -5,7 +5,7 @@ import KeepPorts
 /// The list only ever grows at its end: migration `n` (counting from 1) is version `n`,
 /// recorded per owner once it has run, so each runs exactly once on every database.
 /// Every table, index, trigger and view a migration names must carry the owner's
-/// prefix (`KeptOwner.tablePrefix`); ``SQLiteDatabase/migrate(_:)`` refuses one that
+/// prefix (``/KeepPorts/KeptOwner/tablePrefix``); ``SQLiteDatabase/migrate(_:)`` refuses one that
 /// reaches anything else.
 public struct KeptSchema: Sendable {
     /// One step of an owner's schema: a name for people and the SQL that takes it.

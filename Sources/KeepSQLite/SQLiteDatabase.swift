@@ -1,4 +1,5 @@
 internal import CSQLite
+import KeepPorts
 
 #if canImport(Glibc)
     import Glibc
@@ -31,14 +32,15 @@ internal import CSQLite
 /// }
 /// ```
 ///
-/// The connection's work runs on a thread of its own (a `DatabaseThread`), never on
-/// Swift's shared cooperative pool: a commit waiting for the disk, or a busy wait for
-/// another process's lock, holds up that thread alone.
+/// The connection's work runs on a thread of its own (the actor's executor is a
+/// `DedicatedThread`: what must stay on one thread, or may wait without bound, gets a thread
+/// of its own), never on Swift's shared cooperative pool: a commit waiting for the disk, or
+/// a busy wait for another process's lock, holds up that thread alone.
 public actor SQLiteDatabase {
     /// The database file.
     public nonisolated let path: String
     /// The thread every call on this connection runs on.
-    private nonisolated let thread: DatabaseThread
+    private nonisolated let thread: DedicatedThread
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         thread.asUnownedSerialExecutor()
@@ -87,7 +89,7 @@ public actor SQLiteDatabase {
         }
         self.path = path
         self.connection = handle
-        self.thread = DatabaseThread(name: "keep.sqlite")
+        self.thread = DedicatedThread(name: "keep.sqlite")
     }
 
     deinit {

@@ -9,34 +9,51 @@ import KeepPorts
 /// result and extended codes, its message, and the errno behind an I/O failure.
 public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is.
-    public enum Code: String, Sendable, Equatable, CaseIterable {
+    ///
+    /// Growable: a struct over a private enum, so a later version may add a code as a new
+    /// static member without breaking anyone's `switch`. Compare with `==`, or switch with a
+    /// `default`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case busy, constraint, full, unavailable, corrupt, refused, mismatch, newerSchema, divergedSchema, sql, io
+        }
+
+        private let base: Base
+
+        private init(_ base: Base) {
+            self.base = base
+        }
+
         /// Another connection held the lock past the busy timeout (`SQLITE_BUSY`, `SQLITE_LOCKED`).
-        case busy
+        public static let busy = Code(.busy)
         /// A constraint refused the change (`SQLITE_CONSTRAINT`): unique, not null, check, foreign key.
-        case constraint
+        public static let constraint = Code(.constraint)
         /// The disk is full (`SQLITE_FULL`, or an I/O error with `ENOSPC`/`EDQUOT`).
-        case full
+        public static let full = Code(.full)
         /// The file may not be opened or written (`SQLITE_READONLY`, `SQLITE_PERM`, or an
         /// open or I/O error with `EACCES`/`EPERM`/`EROFS`).
-        case unavailable
+        public static let unavailable = Code(.unavailable)
         /// The file is damaged or not a database (`SQLITE_CORRUPT`, `SQLITE_NOTADB`).
-        case corrupt
+        public static let corrupt = Code(.corrupt)
         /// A wall refused the statement (`SQLITE_AUTH`): a migration that reaches outside
         /// its owner's tables, or an owner whose name cannot be a table prefix.
-        case refused
+        public static let refused = Code(.refused)
         /// A value of the wrong type, or the wrong number of parameters (`SQLITE_MISMATCH`, `SQLITE_RANGE`).
-        case mismatch
+        public static let mismatch = Code(.mismatch)
         /// The database was migrated by a newer build than this one.
-        case newerSchema
+        public static let newerSchema = Code(.newerSchema)
         /// The migrations this database records are not the code's: one was renamed,
         /// reordered or removed since it ran (its recorded name differs from the name the
         /// code gives that version).
-        case divergedSchema
+        public static let divergedSchema = Code(.divergedSchema)
         /// The statement itself is wrong (`SQLITE_ERROR`, `SQLITE_MISUSE`): bad SQL, a
         /// missing table, two statements where one was expected, a write in a read.
-        case sql
+        public static let sql = Code(.sql)
         /// Any other failure, including I/O errors.
-        case io
+        public static let io = Code(.io)
+
+        /// The code's name, as a message or a report shows it: `busy`, `constraint`.
+        public var description: String { base.rawValue }
     }
 
     /// What kind of failure this is: what a caller switches on, derived from SQLite's
@@ -79,7 +96,7 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         var text = operation
         if let path { text += " in \(path)" }
-        text += " failed: \(Self.plain[code] ?? code.rawValue)"
+        text += " failed: \(Self.plain[code] ?? code.description)"
         // A statement of keep's own that SQLite refused quotes the statement: left out.
         if code != .sql { text += ": \(message)" }
         text += " (SQLite \(resultCode)/\(extendedCode)"
@@ -114,11 +131,10 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
         case SQLITE_MISMATCH, SQLITE_RANGE: return .mismatch
         case SQLITE_ERROR, SQLITE_MISUSE: return .sql
         case SQLITE_IOERR, SQLITE_CANTOPEN:
-            switch errno.map(StorageError.Code.init(errno:)) {
-            case .full: return .full
-            case .unavailable: return .unavailable
-            default: return .io
-            }
+            let mapped = errno.map(StorageError.Code.init(errno:))
+            if mapped == .full { return .full }
+            if mapped == .unavailable { return .unavailable }
+            return .io
         default: return .io
         }
     }

@@ -10,7 +10,7 @@ import KeepPorts
     ///
     /// A sealed payload is `format (1) ‖ nonce (12) ‖ ciphertext ‖ tag (16)`. The nonce is
     /// fresh from `RAND_bytes` for every seal; the associated data is the row's
-    /// `SealBinding` (owner, kind, shape version, subject hash, length-prefixed, and the
+    /// ``/KeepPorts/SealBinding`` (owner, kind, shape version, subject hash, length-prefixed, and the
     /// row's time), under the format the payload names: format 2 is written, and a format-1
     /// payload (sealed before times were bound) opens with the binding of its day. Sealing
     /// writes straight into the result and opening decrypts straight into the returned
@@ -19,7 +19,15 @@ import KeepPorts
         private let keys: DerivedKeys
         private let cipher: LibCrypto.Cipher
 
-        /// A sealer under `dataKey`; a typed `SealingError.Code.malformed` error unless it
+        /// The labels that make each derived key different: the payload key, the subject key
+        /// and the key check. Changing one changes every key derived from it, so they are
+        /// fixed for format 1.
+        private static let labels = [
+            "keep sealed v1: AES-256-GCM payload key", "keep sealed v1: HMAC-SHA256 subject key",
+            "keep sealed v1: data key check",
+        ]
+
+        /// A sealer under `dataKey`; a typed ``/KeepPorts/SealingError/Code/malformed`` error unless it
         /// is 32 bytes. The caller's copy of the key is not kept: wipe it when done.
         public init(dataKey: [UInt8]) throws(SealingError) {
             guard dataKey.count == LibCrypto.keyCount else {
@@ -27,7 +35,9 @@ import KeepPorts
                     code: .malformed, operation: "data key",
                     detail: "a data key is \(LibCrypto.keyCount) bytes, not \(dataKey.count)")
             }
-            keys = try dataKey.withBytes { key throws(SealingError) in try DerivedKeys(dataKey: key) }
+            keys = try dataKey.withBytes { key throws(SealingError) in
+                try DerivedKeys(dataKey: key, labels: Self.labels)
+            }
             cipher = try LibCrypto.Cipher()
         }
 
@@ -48,7 +58,7 @@ import KeepPorts
                 try payload.withBytes { plaintext throws(SealingError) in
                     try associated.withBytes { aad throws(SealingError) in
                         try LibCrypto.sealAES256GCM(
-                            cipher, key: keys.sealing, nonce: UnsafeRawBufferPointer(nonce), aad: aad,
+                            cipher, key: keys[0], nonce: UnsafeRawBufferPointer(nonce), aad: aad,
                             plaintext: plaintext,
                             ciphertext: UnsafeMutableRawBufferPointer(rebasing: out[nonceEnd..<tagStart]),
                             tag: UnsafeMutableRawBufferPointer(rebasing: out[tagStart..<total]))
@@ -72,7 +82,7 @@ import KeepPorts
                 try sealed.bytes.withBytes { all throws(SealingError) in
                     try associated.withBytes { aad throws(SealingError) in
                         try LibCrypto.openAES256GCM(
-                            cipher, key: keys.sealing, nonce: UnsafeRawBufferPointer(rebasing: all[1..<nonceEnd]),
+                            cipher, key: keys[0], nonce: UnsafeRawBufferPointer(rebasing: all[1..<nonceEnd]),
                             aad: aad,
                             ciphertext: UnsafeRawBufferPointer(rebasing: all[nonceEnd..<tagStart]),
                             tag: UnsafeRawBufferPointer(rebasing: all[tagStart...]),
@@ -92,7 +102,7 @@ import KeepPorts
                 (buffer, initialized) throws(SealingError) in
                 try message.withBytes { message throws(SealingError) in
                     try LibCrypto.hmacSHA256(
-                        key: keys.hashing, message: message, into: UnsafeMutableRawBufferPointer(buffer))
+                        key: keys[1], message: message, into: UnsafeMutableRawBufferPointer(buffer))
                 }
                 initialized = SubjectHash.byteCount
             }
@@ -102,7 +112,7 @@ import KeepPorts
         /// A value that identifies the data key without revealing it or any key derived
         /// for use: stored beside the sealed rows, it tells whether they were sealed under
         /// the key at hand.
-        var keyCheck: [UInt8] { Array(keys.check) }
+        var keyCheck: [UInt8] { Array(keys[2]) }
 
         /// Whether the derived keys' memory is kept out of swap (`mlock`) and out of core
         /// files (`MADV_DONTDUMP`), as far as the system permitted.
@@ -122,59 +132,4 @@ import KeepPorts
         }
     }
 
-    // MARK: - The derived keys
-
-    /// The three keys HKDF-SHA256 derives from a data key, in memory of their own
-    /// (``KeyMemory``: left out of core files, kept out of swap where `mlock` is permitted)
-    /// that is wiped and freed when the last sealer holding it goes away.
-    ///
-    /// `@unchecked Sendable`: the buffer is written once, in `init`, and only read after.
-    private final class DerivedKeys: @unchecked Sendable {
-        /// `sealing (32) ‖ hashing (32) ‖ check (32)`.
-        private let memory: KeyMemory
-        private var storage: UnsafeMutableRawBufferPointer { memory.bytes }
-
-        /// The labels that make each derived key different; changing one changes every key
-        /// derived from it, so they are fixed for format 1.
-        private static let labels = [
-            "keep sealed v1: AES-256-GCM payload key", "keep sealed v1: HMAC-SHA256 subject key",
-            "keep sealed v1: data key check",
-        ]
-
-        init(dataKey: UnsafeRawBufferPointer) throws(SealingError) {
-            let count = LibCrypto.keyCount
-            guard let memory = KeyMemory(count: count * Self.labels.count, wipe: LibCrypto.cleanse) else {
-                throw SealingError(
-                    code: .library, operation: "key memory", detail: "no memory could be had for the derived keys")
-            }
-            let buffer = memory.bytes
-            do throws(SealingError) {
-                for (index, label) in Self.labels.enumerated() {
-                    try Array(label.utf8).withBytes { info throws(SealingError) in
-                        try LibCrypto.hkdfSHA256(
-                            key: dataKey, salt: UnsafeRawBufferPointer(start: nil, count: 0), info: info,
-                            into: UnsafeMutableRawBufferPointer(rebasing: buffer[index * count..<(index + 1) * count]))
-                    }
-                }
-            } catch {
-                // The memory is wiped and unmapped as it goes.
-                throw error
-            }
-            self.memory = memory
-        }
-
-        /// Whether the keys are kept out of swap and core files (for a test to see).
-        var isProtected: (locked: Bool, excludedFromCoreFiles: Bool) {
-            (memory.isLocked, memory.isExcludedFromCoreFiles)
-        }
-
-        var sealing: UnsafeRawBufferPointer { slice(0) }
-        var hashing: UnsafeRawBufferPointer { slice(1) }
-        var check: UnsafeRawBufferPointer { slice(2) }
-
-        private func slice(_ index: Int) -> UnsafeRawBufferPointer {
-            let count = LibCrypto.keyCount
-            return UnsafeRawBufferPointer(rebasing: storage[index * count..<(index + 1) * count])
-        }
-    }
 #endif

@@ -1,7 +1,7 @@
 import KeepPorts
 
 #if canImport(CCrypto)
-    /// `DataKeySealing` on libcrypto: ``AESGCMSealer``.
+    /// ``/KeepPorts/DataKeySealing`` on libcrypto: ``AESGCMSealer``.
     public struct AESGCMSealing: DataKeySealing {
         /// The sealing mechanism on libcrypto; it holds nothing, each data key makes its
         /// own sealer.

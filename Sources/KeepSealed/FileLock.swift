@@ -21,8 +21,9 @@ package enum FileLock {
     /// Waits until no other holder has the lock on `path`, then holds it until
     /// ``Held/release()`` (or until the value is gone); creates the file (0600) when missing.
     ///
-    /// A lock held by another is waited for on a thread of its own, so the wait holds up
-    /// no thread of Swift's shared pool. Throws a ``StorageError`` naming the call, the
+    /// A lock held by another is waited for on a thread of its own (`DedicatedThread`: a wait
+    /// that may last without bound gets a thread for its length), so the wait holds up no
+    /// thread of Swift's shared pool. Throws a ``StorageError`` naming the call, the
     /// path and the errno when the file cannot be opened (`ELOOP` for a symbolic link) or
     /// the lock cannot be taken.
     package static func acquire(_ path: String) async throws(StorageError) -> Held {
@@ -34,18 +35,13 @@ package enum FileLock {
         if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return held }
         let busy = errno
         guard busy == EWOULDBLOCK || busy == EINTR else { throw .system("flock", path: path, errno: busy) }
-        let waited: Result<Void, StorageError> = await withCheckedContinuation { done in
-            Thread {
-                while flock(descriptor, LOCK_EX) != 0 {
-                    let failure = errno
-                    if failure == EINTR { continue }  // a signal woke the wait; the lock is still wanted
-                    done.resume(returning: .failure(.system("flock", path: path, errno: failure)))
-                    return
-                }
-                done.resume(returning: .success(()))
-            }.start()
+        try await DedicatedThread.run(name: "keep.lock-wait") { () throws(StorageError) in
+            while flock(descriptor, LOCK_EX) != 0 {
+                let failure = errno
+                if failure == EINTR { continue }  // a signal woke the wait; the lock is still wanted
+                throw .system("flock", path: path, errno: failure)
+            }
         }
-        try waited.get()
         return held
     }
 

@@ -8,7 +8,7 @@ import KeepPorts
 /// file names its format, its version, what the key is for (``purpose``) and scrypt's
 /// parameters, and every one of them is bound into the seal: a file whose parameters or
 /// purpose were altered opens under no passphrase. A wrong passphrase and an altered file
-/// are one refusal, ``SealingError/Code/notAuthentic``, which says nothing about the key.
+/// are one refusal, ``/KeepPorts/SealingError/Code/notAuthentic``, which says nothing about the key.
 ///
 /// The file is a small JSON object, sorted keys:
 ///
@@ -20,7 +20,7 @@ import KeepPorts
 /// Reading one checks everything before any work is done: an unknown version or
 /// algorithm, a salt, nonce or sealed key of the wrong length, and scrypt parameters whose
 /// work would pass ``Cost/memoryLimit`` are each refused with
-/// ``SealingError/Code/malformed``, so a hostile file cannot make keep spend a gigabyte.
+/// ``/KeepPorts/SealingError/Code/malformed``, so a hostile file cannot make keep spend a gigabyte.
 public struct RecoveryFile: Sendable, Equatable {
     /// The format this build writes, and the only one it reads.
     public static let version = 1
@@ -88,7 +88,7 @@ public struct RecoveryFile: Sendable, Equatable {
     }
 
     /// `key` (a 32-byte data key) wrapped under `passphrase`, for `purpose`. Throws
-    /// ``SealingError/Code/malformed`` for a key of another length, an empty passphrase or
+    /// ``/KeepPorts/SealingError/Code/malformed`` for a key of another length, an empty passphrase or
     /// refused parameters.
     public static func wrap(
         _ key: [UInt8], purpose: String, passphrase: [UInt8], cost: Cost = .standard
@@ -121,7 +121,7 @@ public struct RecoveryFile: Sendable, Equatable {
     }
 
     /// The key this file holds, opened with `passphrase`. A wrong passphrase, or any byte
-    /// of the file altered, is ``SealingError/Code/notAuthentic`` and nothing more.
+    /// of the file altered, is ``/KeepPorts/SealingError/Code/notAuthentic`` and nothing more.
     public func unwrap(passphrase: [UInt8]) throws(SealingError) -> [UInt8] {
         var key = [UInt8](repeating: 0, count: sealed.count - Self.tagCount)
         try withDerivedKey(passphrase) { derived throws(SealingError) in
@@ -155,7 +155,7 @@ public struct RecoveryFile: Sendable, Equatable {
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 
-    /// The recovery file `text` holds; throws ``SealingError/Code/malformed``, saying what is
+    /// The recovery file `text` holds; throws ``/KeepPorts/SealingError/Code/malformed``, saying what is
     /// wrong and never quoting it, for text that is not one this build reads.
     public init(text: String) throws(SealingError) {
         let object: [String: Any]

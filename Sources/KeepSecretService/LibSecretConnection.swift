@@ -13,7 +13,8 @@ import KeepPorts
 /// ``SecretsError/Code/locked``, and never asks the service to unlock anything. Every
 /// query is checked (``ItemQuery/check()``) before its attributes become C strings.
 ///
-/// Not thread-safe: ``SecretServiceClient`` confines each instance to one serial queue.
+/// Not thread-safe: ``SecretServiceClient``, an actor on a thread of its own, confines each
+/// instance to that thread.
 final class LibSecretConnection {
     let bus: BusAddress
     private var live: Live?
@@ -84,7 +85,7 @@ final class LibSecretConnection {
                         collection, schema(live, query.schema), attributes, label, value, SECRET_ITEM_CREATE_NONE,
                         nil, error)
                 }
-                guard let item else { throw self.failure(failure, "secret_item_create_sync") }
+                guard let item else { throw self.failure(failure, "store") }
                 defer { g_object_unref(UnsafeMutableRawPointer(item)) }
                 return objectPath(item)
             }
@@ -106,7 +107,7 @@ final class LibSecretConnection {
                         return
                     }
                     let (deleted, failure) = calling { secret_item_delete_sync(item, nil, $0) }
-                    guard deleted != 0 else { throw self.failure(failure, "secret_item_delete_sync") }
+                    guard deleted != 0 else { throw self.failure(failure, "delete") }
                 }
                 return lockedLeft
             }
@@ -189,7 +190,7 @@ final class LibSecretConnection {
         // OpenSession: the first call that needs the service to answer, and the encrypted
         // channel secrets travel through. This is where "nobody owns the name" shows up.
         let (opened, sessionFailure) = calling { secret_service_ensure_session_sync(service, nil, $0) }
-        guard opened != 0 else { throw failure(sessionFailure, "secret_service_ensure_session_sync") }
+        guard opened != 0 else { throw failure(sessionFailure, "open a session") }
 
         var schemas: [ItemQuery.Schema: UnsafeMutablePointer<SecretSchema>] = [:]
         defer { if !connected { for schema in schemas.values { secret_schema_unref(schema) } } }
@@ -319,7 +320,7 @@ final class LibSecretConnection {
         let (collection, failure) = calling {
             secret_collection_for_alias_sync(live.service, "default", SECRET_COLLECTION_NONE, nil, $0)
         }
-        if failure != nil { throw self.failure(failure, "secret_collection_for_alias_sync") }
+        if failure != nil { throw self.failure(failure, "find the default keyring") }
         guard let collection else {
             throw SecretsError(
                 code: .noDefaultCollection, operation: "connect",
@@ -346,7 +347,7 @@ final class LibSecretConnection {
             secret_service_search_sync(
                 live.service, self.schema(live, query.schema), attributes, SECRET_SEARCH_ALL, nil, $0)
         }
-        if failure != nil { throw self.failure(failure, "secret_service_search_sync") }
+        if failure != nil { throw self.failure(failure, "search") }
         // An empty result is a null list; each element holds a reference to its item.
         defer { g_list_free_full(list, g_object_unref) }
         var node = list
@@ -379,7 +380,7 @@ final class LibSecretConnection {
     /// The secret of `item`, fetched over the session and copied out; libsecret's copy is wiped.
     private func load(_ item: UnsafeMutablePointer<SecretItem>) throws(SecretsError) -> [UInt8] {
         let (loaded, failure) = calling { secret_item_load_secret_sync(item, nil, $0) }
-        guard loaded != 0 else { throw self.failure(failure, "secret_item_load_secret_sync") }
+        guard loaded != 0 else { throw self.failure(failure, "read") }
         guard let value = secret_item_get_secret(item) else {
             throw SecretsError(code: .backend, operation: "read", detail: "the item \(objectPath(item)) has no secret")
         }
@@ -418,29 +419,33 @@ final class LibSecretConnection {
 
     // MARK: - Errors
 
-    /// The typed error for a failed call: a service nobody runs, a locked item, a bus that
-    /// closed, or the service's own error.
-    private func failure(_ failure: GLibFailure?, _ call: String) -> SecretsError {
+    /// The typed error for a failed call: a service nobody runs or that stopped answering, a
+    /// locked item, a bus that closed, or the service's own error. `operation` is what was
+    /// being done, in plain words (`store`, `read`): never the libsecret function's name.
+    private func failure(_ failure: GLibFailure?, _ operation: String) -> SecretsError {
         guard let failure else {
-            return SecretsError(code: .backend, operation: call, detail: "\(call) failed without saying why")
+            return SecretsError(code: .backend, operation: operation, detail: "the keyring did not say why")
         }
         if failure.is(g_dbus_error_quark(), G_DBUS_ERROR_SERVICE_UNKNOWN.rawValue)
             || failure.is(g_dbus_error_quark(), G_DBUS_ERROR_NAME_HAS_NO_OWNER.rawValue)
+            || failure.is(g_dbus_error_quark(), G_DBUS_ERROR_NO_REPLY.rawValue)
+            || failure.is(g_dbus_error_quark(), G_DBUS_ERROR_DISCONNECTED.rawValue)
         {
             return SecretsError(
-                code: .noService, operation: call,
+                code: .noService, operation: operation,
                 detail:
                     "no Secret Service answers on \(bus) (\(failure.message)); start one (log in to a desktop "
                     + "session, or run `gnome-keyring-daemon --components=secrets --unlock`) and retry")
         }
         if failure.is(secret_error_get_quark(), SECRET_ERROR_IS_LOCKED.rawValue) {
-            return SecretsError(code: .locked, operation: call, detail: Self.lockedAdvice)
+            return SecretsError(code: .locked, operation: operation, detail: Self.lockedAdvice)
         }
         if failure.is(g_io_error_quark(), G_IO_ERROR_CLOSED.rawValue) {
             return SecretsError(
-                code: .noSessionBus, operation: call, detail: "the connection to \(bus) closed; " + Self.noBusAdvice)
+                code: .noSessionBus, operation: operation,
+                detail: "the connection to \(bus) closed; " + Self.noBusAdvice)
         }
-        return SecretsError(code: .backend, operation: call, detail: "\(call) failed: \(failure.message)")
+        return SecretsError(code: .backend, operation: operation, detail: "the keyring answered: \(failure.message)")
     }
 
     private static let noBusAdvice =

@@ -1,16 +1,16 @@
 import KeepPorts
 
-/// A `KeyStorePort` on the freedesktop Secret Service, beside ``SecretServiceSecrets``.
+/// A ``/KeepPorts/KeyStorePort`` on the freedesktop Secret Service, beside ``SecretServiceSecrets``.
 ///
 /// Each key is one item under Keep's schema `keep.AppKey`, with the attributes `app` and
-/// `key` (the `KeyName`) and the key's raw bytes as its secret
+/// `key` (the ``/KeepPorts/KeyName``) and the key's raw bytes as its secret
 /// (`application/octet-stream`). No `slot` attribute: a search for a user's secret never
 /// finds a key, and a search for a key never finds a secret.
 ///
 /// `store` replaces, `load` of a key never stored is `nil`, `delete` of an absent key
 /// succeeds. It throws exactly as ``SecretServiceSecrets`` does: no session bus, no
 /// Secret Service, no default collection and a locked one are each their own
-/// `SecretsError.Code`, never `nil`, never a file.
+/// ``/KeepPorts/SecretsError/Code``, never `nil`, never a file.
 public struct SecretServiceKeyStore: KeyStorePort {
     /// `osKeyring`: encrypted at rest with the login password, and not hardware.
     public var protection: SecretProtection { .osKeyring }
@@ -19,7 +19,7 @@ public struct SecretServiceKeyStore: KeyStorePort {
     public let application: String
     private let client: SecretServiceClient
 
-    /// The key store on the user's session bus; throws `SecretsError.Code.invalidRef`
+    /// The key store on the user's session bus; throws ``/KeepPorts/SecretsError/Code/invalidRef``
     /// for an application name that is not 1–64 characters of `A-Z a-z 0-9 . _ -`.
     public init(application: String = "keep") throws(SecretsError) {
         try self.init(bus: .session, application: application)

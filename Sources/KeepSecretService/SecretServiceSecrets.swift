@@ -1,6 +1,6 @@
 import KeepPorts
 
-/// A `SecretsPort` on the freedesktop Secret Service (GNOME Keyring, KWallet), through libsecret.
+/// A ``/KeepPorts/SecretsPort`` on the freedesktop Secret Service (GNOME Keyring, KWallet), through libsecret.
 ///
 /// Each secret is one item in the keyring, under Keep's schema `keep.Secret`, with the
 /// attributes `app` (the application name, `keep` unless you give another), `slot` and
@@ -14,10 +14,10 @@ import KeepPorts
 /// - `get` fetches the value over libsecret's encrypted session and wipes libsecret's copy.
 /// - `has` answers from a search that loads no secret: the value never crosses D-Bus.
 /// - The slot is checked against the closed set again at the C boundary, at run time, and
-///   an account holding a NUL is refused with `SecretsError.Code.invalidRef`.
+///   an account holding a NUL is refused with ``/KeepPorts/SecretsError/Code/invalidRef``.
 ///
 /// Absent is not unavailable: no session bus, no Secret Service on it, no default
-/// collection and a locked collection each throw their own `SecretsError.Code`, never
+/// collection and a locked collection each throw their own ``/KeepPorts/SecretsError/Code``, never
 /// `nil`, and nothing ever falls back to a file. A locked collection is never unlocked.
 ///
 /// Protection is `SecretProtection.osKeyring`: the keyring is encrypted at rest with the
@@ -35,7 +35,7 @@ public struct SecretServiceSecrets: SecretsPort {
 
     /// The adapter on the user's session bus.
     ///
-    /// Throws `SecretsError.Code.invalidRef` when `application` is not 1–64 characters
+    /// Throws ``/KeepPorts/SecretsError/Code/invalidRef`` when `application` is not 1–64 characters
     /// of `A-Z a-z 0-9 . _ -`.
     public init(application: String = "keep") throws(SecretsError) {
         try self.init(bus: .session, application: application)

@@ -19,20 +19,20 @@ package struct ScriptedEngine: ChatEngine {
         self.script = script
     }
 
-    package func reply(
-        to conversation: [ChatMessage], receive: @escaping @Sendable (String) -> Void
-    ) async throws(EngineError) -> String {
+    package func answer(
+        to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
+    ) async throws(EngineError) -> EngineReply {
         switch script {
         case .answer(let pieces):
             pieces.forEach(receive)
-            return pieces.joined()
+            return EngineReply(text: pieces.joined())
         case .fail(let error):
             throw error
         case .waitThenAnswer(let text, let release):
             receive("…")
             for await _ in release { break }
             guard !Task.isCancelled else { throw .cancelled }
-            return text
+            return EngineReply(text: text)
         }
     }
 }

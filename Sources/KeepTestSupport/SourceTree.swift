@@ -14,7 +14,8 @@ package struct SourceFile: Sendable, CustomStringConvertible {
         self.code = Self.withoutComments(text)
     }
 
-    /// The target the file belongs to: `KeepApp`, `KeepSealed`.
+    /// The target the file belongs to: `KeepApp`, `KeepSealed` (a test target's name for a
+    /// file under `Tests/`).
     package var target: String {
         let parts = path.split(separator: "/")
         return parts.count > 1 ? String(parts[1]) : ""
@@ -142,15 +143,21 @@ package enum SourceTree {
     /// Every `.swift` file under `Sources/`, read once per test run (the tree does not
     /// change while the tests run).
     package static func sources() throws -> [SourceFile] {
-        try tree.get()
+        try sourcesTree.get()
     }
 
-    private static let tree = Result { try readSources() }
+    /// Every `.swift` file under `Tests/`, read once per test run.
+    package static func tests() throws -> [SourceFile] {
+        try testsTree.get()
+    }
 
-    private static func readSources() throws -> [SourceFile] {
-        let sources = root.appendingPathComponent("Sources")
-        guard let walker = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil) else {
-            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: sources.path])
+    private static let sourcesTree = Result { try read("Sources") }
+    private static let testsTree = Result { try read("Tests") }
+
+    private static func read(_ folder: String) throws -> [SourceFile] {
+        let top = root.appendingPathComponent(folder)
+        guard let walker = FileManager.default.enumerator(at: top, includingPropertiesForKeys: nil) else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: top.path])
         }
         var files: [SourceFile] = []
         for case let url as URL in walker where url.pathExtension == "swift" {

@@ -1,9 +1,10 @@
+import Foundation
 import KeepPorts
 import KeepSecretService
 
 /// `has`, `get` and `set` of one API key on the Secret Service, through
-/// ``KeepSecretService/SecretServiceSecrets``, in whatever session the bench runs in
-/// (`scripts/with-keyring` gives it a private one).
+/// ``KeepSecretService/SecretServiceSecrets``, on the private session `scripts/with-keyring`
+/// gives it, and skipped (saying why) on any other.
 ///
 /// There is no raw baseline here: each call is a D-Bus round trip to the keyring daemon,
 /// and the ratios are against `has`, the cheapest (a search that loads no secret). The
@@ -17,6 +18,14 @@ struct SecretsScenario: Scenario {
     static let set = "set"
 
     func prepare(in directory: String, scale: Scale) async throws -> Preparation {
+        // Only on the private bus scripts/with-keyring starts (it says so with this variable):
+        // a desktop session's keyring is never written by a benchmark.
+        let environment = ProcessInfo.processInfo.environment
+        guard let bus = environment["DBUS_SESSION_BUS_ADDRESS"], environment["KEEP_PRIVATE_SESSION_BUS"] == bus else {
+            return .skipped(
+                "refusing to touch this session's keyring; run it as scripts/with-keyring swift run -c release keep-bench"
+            )
+        }
         let secrets = try SecretServiceSecrets(application: "keep-bench")
         do {
             try await secrets.checkAvailable()

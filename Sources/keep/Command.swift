@@ -1,40 +1,47 @@
 import KeepCLI
 
-/// One command of `keep`, or one subcommand: its name, what it accepts, its help, and
-/// what it does.
+/// One command of `keep`, or one subcommand: its name, what it accepts, its help and
+/// examples, and what it does.
 ///
 /// A command with subcommands runs the one its first word names; with none named it runs
-/// its own `run`, or, without one, is a usage error. Its usage line and the options part
-/// of its help are generated from `arguments` (``Usage``), never typed.
+/// its own `run`, or, without one, is a usage error. Its usage line, its help, its page in
+/// the manual and its shell completion are generated from ``spec`` (``Help``, ``ManPage``,
+/// ``ShellCompletions``), never typed.
 struct Command: Sendable {
     let name: String
     /// The words that run it: `keep chats show`.
     let path: String
     /// One line for the command list.
     let summary: String
-    /// More help, shown by `--help` under the summary, before the options.
+    /// More help, shown by `--help` under the summary, before the options: paragraphs,
+    /// filled to 80 columns when shown (a line that starts with a space is kept as it is).
     let help: String
+    /// What to type, and what it does: at least one for every command.
+    let examples: [Example]
     let arguments: ArgumentParser
     let subcommands: [Command]
     let run: (@Sendable (Invocation) async throws -> Void)?
 
     init(
-        _ name: String, summary: String, help: String = "", arguments: ArgumentParser = .init(),
-        subcommands: [Command] = [], run: (@Sendable (Invocation) async throws -> Void)? = nil
+        _ name: String, summary: String, help: String = "", examples: KeyValuePairs<String, String> = [:],
+        arguments: ArgumentParser = .init(), subcommands: [Command] = [],
+        run: (@Sendable (Invocation) async throws -> Void)? = nil
     ) {
         self.init(
-            name, path: "keep \(name)", summary: summary, help: help, arguments: arguments,
-            subcommands: subcommands.map { $0.placed(under: "keep \(name)") }, run: run)
+            name, path: "keep \(name)", summary: summary, help: help,
+            examples: examples.map { Example($0.key, $0.value) },
+            arguments: arguments, subcommands: subcommands.map { $0.placed(under: "keep \(name)") }, run: run)
     }
 
     private init(
-        _ name: String, path: String, summary: String, help: String, arguments: ArgumentParser,
+        _ name: String, path: String, summary: String, help: String, examples: [Example], arguments: ArgumentParser,
         subcommands: [Command], run: (@Sendable (Invocation) async throws -> Void)?
     ) {
         self.name = name
         self.path = path
         self.summary = summary
         self.help = help
+        self.examples = examples
         self.arguments = arguments
         self.subcommands = subcommands
         self.run = run
@@ -43,31 +50,20 @@ struct Command: Sendable {
     /// This command as a subcommand of the command whose path is `parent`.
     private func placed(under parent: String) -> Command {
         Command(
-            name, path: "\(parent) \(name)", summary: summary, help: help, arguments: arguments,
-            subcommands: subcommands, run: run)
+            name, path: "\(parent) \(name)", summary: summary, help: help, examples: examples,
+            arguments: arguments, subcommands: subcommands.map { $0.placed(under: "\(parent) \(name)") }, run: run)
     }
 
-    /// The usage line, generated from ``arguments``: `keep ask [-c] [--json] [TEXT...]`. A
-    /// command that only holds subcommands names them: `keep key set|status|rm [ARGS...]`.
-    var usage: String {
-        guard run == nil, !subcommands.isEmpty else { return Usage.line(path, arguments) }
-        return "\(path) \(subcommands.map(\.name).joined(separator: "|")) [ARGS...]"
+    /// The command as data, for the generators of its help, manual page and completions.
+    var spec: CommandSpec {
+        CommandSpec(
+            name: name, path: path, summary: summary, help: help, examples: examples, arguments: arguments,
+            subcommands: subcommands.map(\.spec), runsAlone: run != nil)
     }
+
+    /// The usage line, generated from ``arguments``: `keep ask [-c] [--json] [TEXT...]`.
+    var usage: String { spec.usage }
 
     /// What `--help` prints.
-    var helpText: String {
-        var text = "usage: \(usage)\n"
-        for sub in subcommands { text += "       \(sub.usage)\n" }
-        text += "\n\(summary)\n"
-        if !help.isEmpty { text += "\n\(help)\n" }
-        if !arguments.options.isEmpty { text += "\nOptions:\n\(Usage.optionLines(arguments.options))\n" }
-        if !subcommands.isEmpty {
-            text += "\n"
-            let width = subcommands.map(\.name.count).max() ?? 0
-            for sub in subcommands {
-                text += "  \(sub.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(sub.summary)\n"
-            }
-        }
-        return text
-    }
+    var helpText: String { Help.text(spec) }
 }

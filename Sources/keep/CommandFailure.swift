@@ -1,4 +1,5 @@
 import KeepCore
+import KeepReports
 
 /// Why a command stopped, and so how `keep` ends: the line (or screen) it prints and the
 /// exit status.
@@ -12,8 +13,9 @@ enum CommandFailure: Error, Sendable {
     /// The store could not be reached at boot: the crash screen, exit 1.
     case bootFailed(BootResult.Reason, detail: String)
 
-    /// A failure whose message is `error`'s own description.
+    /// A failure whose message is `error`'s line: its own description, with an engine's
+    /// remedy said as a command (``CommandAdvice/line(for:)``).
     static func because(_ error: some Error) -> CommandFailure {
-        .failure("\(error)")
+        .failure(CommandAdvice.line(for: error))
     }
 }

@@ -7,6 +7,6 @@ enum CommandTable {
         chat, AskCommand.command, ChatsCommand.command, SettingsCommand.command, KeyCommand.command,
         StoreCommand.command, ServersCommand.command, AliasesCommand.command, RolesCommand.command,
         EnginesCommand.command, WhatsNewCommand.command, DoctorCommand.command,
-        UsageCommand.command, VersionCommand.command, HelpCommand.command,
+        UsageCommand.command, VersionCommand.command, CompletionsCommand.command, HelpCommand.command,
     ]
 }

@@ -76,11 +76,30 @@ struct Console: Sendable {
         out(TerminalText.neutralised(text))
     }
 
+    /// Writes `text` to standard error, neutralised as ``show(_:)`` does.
+    func showError(_ text: String) {
+        err(TerminalText.neutralised(text))
+    }
+
+    /// Writes `json` (JSON text an encoder wrote, which may quote a server or a file) to
+    /// standard output with every character a terminal would obey as a `\u` escape
+    /// (``TerminalText/escapedInJSON(_:)``): the same JSON to a parser, nothing raw to a terminal.
+    func json(_ json: String) {
+        out(TerminalText.escapedInJSON(json))
+    }
+
+    /// `text` (an id, a title, a model id, a value from outside keep) as one field of a line
+    /// keep prints: neutralised, its newlines and tabs shown too, so it stays in its line.
+    static func field(_ text: String) -> String {
+        TerminalText.neutralised(text, oneLine: true)
+    }
+
     /// `keep: message`, one line on standard error; the message may quote a server or a
-    /// file, so its control characters are neutralised.
+    /// file, so its control characters are neutralised, its newlines and tabs included: a
+    /// message is one line, and a quoted text cannot print a line that looks like keep's.
     /// On a terminal that says its width, the line is word-wrapped to it.
     func error(_ message: String) {
-        err(Self.fittedToErrors("keep: \(TerminalText.neutralised(message))") + "\n")
+        err(Self.fittedToErrors("keep: \(Self.field(message))") + "\n")
     }
 
     /// Whether standard error is a terminal.
@@ -96,7 +115,7 @@ struct Console: Sendable {
     /// `keep: warning: message`, one line on standard error, neutralised and wrapped as
     /// ``error(_:)``.
     func warning(_ message: String) {
-        err(Self.fittedToErrors("keep: warning: \(TerminalText.neutralised(message))") + "\n")
+        err(Self.fittedToErrors("keep: warning: \(Self.field(message))") + "\n")
     }
 
     /// Everything on standard input, as text; throws a ``CommandFailure`` when it is not UTF-8.

@@ -14,7 +14,7 @@ enum CrashScreen {
                 """
             } ?? "  Set XDG_DATA_HOME or HOME to an absolute path."
         return """
-            keep: cannot start: \(reason.rawValue)
+            keep: cannot start: \(reason)
 
               \(detail)
 

@@ -1,5 +1,6 @@
 import Dispatch
 import KeepApp
+import KeepPorts
 import KeepTerminal
 import Synchronization
 
@@ -32,16 +33,10 @@ enum HiddenInput {
     /// `nil` at end of input. Throws when the terminal's settings cannot be changed, and
     /// then reads nothing (a key is never read with echo on), and on Ctrl-C.
     static func readLine(prompt: String, console: Console) async throws(CommandFailure) -> String? {
-        let outcome = await withCheckedContinuation {
-            (done: CheckedContinuation<Result<String?, CommandFailure>, Never>) in
-            DispatchQueue(label: "keep.hidden-input").async {
-                done.resume(
-                    returning: Result { () throws(CommandFailure) -> String? in
-                        try HiddenRead(prompt: prompt, console: console).run()
-                    })
-            }
+        // A read that waits for a person: a thread of its own for its length.
+        try await DedicatedThread.run(name: "keep.hidden-input") { () throws(CommandFailure) -> String? in
+            try HiddenRead(prompt: prompt, console: console).run()
         }
-        return try outcome.get()
     }
 }
 

@@ -97,10 +97,10 @@ struct InteractiveChat {
     }
 
     private var engineName: String {
-        guard let remote = engine as? RemoteEngine else { return "echo engine (offline)" }
+        guard let endpoint = engine.endpoint else { return "\(engine.id) engine (offline)" }
         let role = options.role.map { " · role \($0)" } ?? ""
-        return "remote engine: \(options.engine.model ?? remote.model) at \(remote.displayURL) "
-            + "(server \(remote.server.name))\(role)"
+        return "\(engine.id) engine: \(options.engine.model ?? endpoint.model) at \(endpoint.server) "
+            + "(server \(endpoint.name))\(role)"
     }
 
     /// Reads and handles lines until end of input or `/quit`.
@@ -288,9 +288,9 @@ struct InteractiveChat {
         var waiting: String?
         do throws(ChatError) {
             waiting = try await runner.chats.draft(for: id)
-        } catch .unreadableDraft(let draft) where chat != nil {
+        } catch  where error.code == .unreadableDraft && chat != nil {
             // The draft's problem: the chat opens all the same.
-            console.error(ChatError.unreadableDraft(draft).description)
+            console.error(error.description)
         }
         guard chat != nil || waiting != nil else { return false }
         current = id
@@ -388,11 +388,18 @@ struct InteractiveChat {
         interrupts.onInterrupt(atPrompt)
         printer.finishLine()
         guard case .failure(let error) = result else { return }
+        if case TurnError.chatRemoved = error {
+            // Nothing to ask again there: the next question starts a new chat.
+            console.error("\(error)")
+            current = nil
+            say("(the next question starts a new chat)")
+            return
+        }
         draft = question
         if case TurnError.engine(let cause, _) = error, cause.code == .cancelled {
             say("(stopped; the question is kept as this chat's draft: press Enter to ask it again)")
         } else {
-            console.error("\(error)")
+            console.error(CommandAdvice.line(for: error))
             say("(press Enter to ask it again)")
         }
     }
@@ -402,8 +409,8 @@ struct InteractiveChat {
     private mutating func turnOption(_ command: String, _ value: String) async {
         if command == "/model" {
             guard !value.isEmpty else {
-                let setting = (engine as? RemoteEngine)?.model
-                say("Model: \(options.engine.model ?? setting ?? "none (the echo engine has no models)")")
+                let setting = engine.endpoint?.model
+                say("Model: \(options.engine.model ?? setting ?? "none (the \(engine.id) engine has no models)")")
                 return
             }
             // An alias or SERVER/MODEL moves to that server too.
@@ -436,7 +443,7 @@ struct InteractiveChat {
             return
         }
         guard let name else {
-            let asked = (engine as? RemoteEngine)?.server.name
+            let asked = engine.endpoint?.name
             for server in book.servers {
                 say(
                     "\(server.name == asked ? "*" : " ") \(server.name)  \(server.wire.rawValue)  \(server.model)  \(server.url)"
@@ -473,7 +480,7 @@ struct InteractiveChat {
         }
         let choice: TurnChoice
         do {
-            let asked = (engine as? RemoteEngine)?.server.name
+            let asked = engine.endpoint?.name
             choice = try book.choose(server: nil, model: nil, role: name)
             if choice.named, choice.server.name != asked {
                 guard await switchServer(choice) else { return }

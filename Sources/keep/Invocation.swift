@@ -29,7 +29,8 @@ struct Invocation: Sendable {
         }
     }
 
-    /// The engine the settings choose for a turn (asking `choice`'s server). A remote engine using a key from the
+    /// The engine the settings choose for a turn (asking `choice`'s server). An engine that
+    /// sends a key (one with an ``KeepEngines/EngineEndpoint``) using a key from the
     /// environment (no keyring answered) says so once, and why: that key is this run's only.
     func engine(for core: AppCore, choice: TurnChoice? = nil) async throws(CommandFailure) -> any ChatEngine {
         let engine: any ChatEngine
@@ -38,13 +39,13 @@ struct Invocation: Sendable {
         } catch {
             throw .because(error)
         }
+        // An engine that sends a key says which (its endpoint): the warnings are about that key.
+        guard let endpoint = engine.endpoint else { return engine }
         let backend = await composition.secrets()
-        if engine.id == RemoteEngine.engineId, !backend.environmentKeys.isEmpty, let warning = backend.warning {
+        if !backend.environmentKeys.isEmpty, let warning = backend.warning {
             console.warning(warning)
         }
-        if let remote = engine as? RemoteEngine {
-            await warnIfKeyUnreadable(remote.keyRef, backend, url: remote.baseURL)
-        }
+        await warnIfKeyUnreadable(endpoint.keyRef, backend, url: endpoint.server)
         return engine
     }
 

@@ -1,5 +1,6 @@
 import KeepApp
 import KeepCLI
+import KeepReports
 
 /// The `keep` command line: finds the command the words name, parses the rest, runs it,
 /// and turns the outcome into what is printed and the exit status (0 success, 1 failure,
@@ -24,7 +25,8 @@ enum Keep {
                 command = named
                 rest = rest.dropFirst()
             } else if !first.hasPrefix("-") {
-                return usageFailure("unknown command \"\(first)\"", usage: "\(usage)\n\(commandList)", console)
+                return usageFailure(
+                    "unknown command \"\(first)\"", usage: Help.usage(line: usage) + "\n" + commandList, console)
             }
         }
         if let first = rest.first, let sub = command.subcommands.first(where: { $0.name == first }) {
@@ -38,7 +40,8 @@ enum Keep {
             // `keep --bogus`: no command was named, so the usage is keep's own, not `keep chat`'s.
             let implicit = rest.count == words.count
             return usageFailure(
-                error.message, usage: implicit ? "\(usage)\n\(commandList)" : usageLines(command), console)
+                error.message, usage: implicit ? Help.usage(line: usage) + "\n" + commandList : usageLines(command),
+                console)
         }
         if arguments.help {
             console.out(command.helpText)
@@ -61,49 +64,65 @@ enum Keep {
             case .usage(let message):
                 return usageFailure(message, usage: usageLines(command), console)
             case .bootFailed(let reason, let detail):
-                console.err(CrashScreen.text(reason: reason, detail: detail, root: try? composition.dataRoot()))
+                console.showError(CrashScreen.text(reason: reason, detail: detail, root: try? composition.dataRoot()))
                 return 1
             }
         } catch {
-            console.error("\(error)")
+            console.error(CommandAdvice.line(for: error))
             return 1
         }
     }
 
     private static func usageFailure(_ message: String, usage: String, _ console: Console) -> Int32 {
         console.error(message)
-        console.err("usage: \(usage)\n")
+        console.err(usage + "\n")
         return 2
     }
 
     private static func usageLines(_ command: Command) -> String {
-        ([command.usage] + command.subcommands.map(\.usage)).joined(separator: "\n       ")
+        Help.usage(command.spec)
     }
 
     /// The commands, one line each.
     static var commandList: String {
-        let width = CommandTable.commands.map(\.name.count).max() ?? 0
-        return CommandTable.commands.map {
-            "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.summary)"
-        }.joined(separator: "\n")
+        Help.list(CommandTable.commands.map(\.spec))
+    }
+
+    /// What keep is, for `keep --help` and the manual's description.
+    static let description = """
+        keep is a terminal chat whose conversations survive a crash and whose API keys stay in \
+        the keychain. With no command it opens a new chat.
+        """
+
+    /// What holds for every command, for `keep --help` and the manual.
+    static let notes = """
+        Every command takes --help (so does keep help COMMAND); keep --version prints the \
+        version. Exit status: 0 success, 1 failure, 2 usage. Data: $XDG_DATA_HOME/keep, else \
+        ~/.local/share/keep. Keys: the Secret Service. The guide, with every command and its \
+        JSON: docs/keep-guide.md in keep's source; the manual: man keep, once scripts/install \
+        has put it in place.
+        """
+
+    /// Examples of keep as a whole.
+    static let examples = [
+        Example("keep", "Open a new chat on the engine the settings choose (echo, offline, at first):"),
+        Example("keep ask \"why is the sky blue?\"", "Ask one question; the answer streams to standard output:"),
+        Example("keep help files", "Read where keep keeps everything:"),
+    ]
+
+    /// keep as a whole, with the table's commands under it: what the manual and the shell
+    /// completions are made from (`--version` is an option of its own at the top).
+    static var root: CommandSpec {
+        CommandSpec(
+            name: "keep", path: "keep", summary: description, examples: examples,
+            arguments: ArgumentParser(options: [.init("--version", help: "print keep's version")]),
+            subcommands: CommandTable.commands.map(\.spec))
     }
 
     /// What `keep --help` prints.
     static var overview: String {
-        """
-        usage: \(usage)
-
-        keep is a terminal chat whose conversations survive a crash and whose API keys stay
-        in the keychain. With no command it opens a new chat.
-
-        Commands:
-        \(commandList)
-
-        Every command takes --help; keep --version prints the version. Exit status: 0 success,
-        1 failure, 2 usage.
-        Data: $XDG_DATA_HOME/keep, else ~/.local/share/keep. Keys: the Secret Service.
-        The guide, with every command and its JSON: docs/keep-guide.md in keep's source.
-
-        """
+        Help.overview(
+            usage: usage, description: description, commands: CommandTable.commands.map(\.spec),
+            topics: HelpTopics.all, notes: notes, examples: examples)
     }
 }

@@ -1,5 +1,5 @@
-import Dispatch
 import KeepApp
+import KeepPorts
 
 /// Standard input's lines, each read when the chat asks for one, on a thread of its own,
 /// so the chat can wait for a line without holding a thread of the shared pool.
@@ -19,8 +19,9 @@ final class LineInput: Sendable {
         case end
     }
 
-    /// Where reads and history writes happen, one at a time.
-    private let queue = DispatchQueue(label: "keep.line-input")
+    /// Where reads and history writes happen, one at a time: a thread of its own
+    /// (`DedicatedThread`), as libedit is not thread-safe and a read waits for a person.
+    private let thread = DedicatedThread(name: "keep.line-input")
     private let reader: Reader
     private let console: Console
 
@@ -47,24 +48,23 @@ final class LineInput: Sendable {
     /// The next line, after `prompt` when the line editor shows one.
     func next(prompt: String) async -> Event {
         let reader = reader
-        return await withCheckedContinuation { done in
-            queue.async { done.resume(returning: reader.read(prompt: prompt)) }
-        }
+        return await thread.run { reader.read(prompt: prompt) }
     }
 
     /// Makes `line` one that Up and Ctrl-R find, now and (with a history file) after a relaunch.
     func remember(_ line: String) async {
         let reader = reader
         let console = console
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            queue.async {
-                if let warning = reader.remember(line) { console.warning(warning) }
-                done.resume()
-            }
+        await thread.run {
+            if let warning = reader.remember(line) { console.warning(warning) }
         }
     }
 
-    /// The state only the queue's thread touches.
+    deinit {
+        thread.stop()
+    }
+
+    /// The state only the input's thread touches.
     private final class Reader: @unchecked Sendable {
         #if canImport(CLibEdit)
             private let editor: LibEditLineEditor?

@@ -2,6 +2,7 @@ import Foundation
 import KeepConformance
 import KeepCore
 import KeepPorts
+import KeepTestSupport
 import Synchronization
 import Testing
 
@@ -57,10 +58,9 @@ struct CompositionTests {
 
     @Test(
         "when the Secret Service answers, keys live in it, and nothing is taken from the environment",
-        .enabled(
-            if: ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil, "needs scripts/with-keyring"))
+        .onTheScriptsKeyring)
     func keyringWhenItAnswers() async throws {
-        let address = try #require(ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"])
+        let address = try ScriptsKeyring.requireBus()
         let account = "composition-\(UUID().uuidString.lowercased())"
         let backend = await Platform.secretsFor(
             LaunchEnvironment(["DBUS_SESSION_BUS_ADDRESS": address, "OPENAI_API_KEY": "sk-environment"]))

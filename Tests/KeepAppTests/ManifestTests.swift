@@ -64,6 +64,69 @@ struct ManifestTests {
         #expect(conditioned >= 2, "the pair: KeepSealed → CCrypto and KeepApp → KeepSecretService are there")
     }
 
+    @Test("the manifest names iOS and macOS: the libraries are for the phone as much as the desktop")
+    func platformsNameThePhone() async throws {
+        let scratch = try TemporaryDirectory()
+        let run = try await ToolRun.run(
+            "swift",
+            ["package", "--package-path", SourceTree.root.path, "--scratch-path", scratch.path, "dump-package"])
+        let json = try JSONSerialization.jsonObject(with: Data(run.outputBytes)) as? [String: Any] ?? [:]
+        let names = Set((json["platforms"] as? [[String: Any]] ?? []).compactMap { $0["platformName"] as? String })
+        #expect(names == ["ios", "macos"], "\(names)")
+    }
+
+    @Test("the portability wall covers every library product an Apple platform would use")
+    func portabilityWallCoversTheProducts() async throws {
+        let products = try await TestOnlyTargetsTests.manifest().products
+        let libraries = Set(products.filter { !["keep", "keep-bench"].contains($0.key) }.flatMap(\.value))
+        #expect(libraries.contains("KeepPorts"), "the products were read: \(products)")
+        #expect(HouseWall.portableTargets == libraries.subtracting(Self.linuxOnly))
+    }
+
+    // MARK: - Imports
+
+    /// The modules of this package a file imports (`import X`, `@testable import X`,
+    /// `internal import X`, `import struct X.Y`), among `modules`.
+    static func imports(of file: SourceFile, among modules: Set<String>) -> Set<String> {
+        let pattern =
+            #"(?m)^\s*(?:@\w+\s+)*(?:(?:internal|public|private|fileprivate|package)\s+)?import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias|actor)\s+)?(\w+)"#
+        return Set(file.matches(pattern)).intersection(modules)
+    }
+
+    /// Every import of a package module that its target does not declare as a dependency.
+    static func undeclaredImports(_ files: [SourceFile], _ graph: [String: [Dependency]]) -> [String] {
+        let modules = Set(graph.keys)
+        var found: [String] = []
+        for file in files {
+            guard let declared = graph[file.target].map({ Set($0.map(\.name)) }) else {
+                found.append("\(file.path) is in no target of the manifest")
+                continue
+            }
+            for module in imports(of: file, among: modules).subtracting(declared).subtracting([file.target]).sorted() {
+                found.append("\(file.path) imports \(module), which \(file.target) does not declare")
+            }
+        }
+        return found
+    }
+
+    @Test("every module of the package a target imports is a dependency the manifest declares for it")
+    func everyImportIsDeclared() async throws {
+        let graph = try await Self.dependencies()
+        let files = try SourceTree.sources() + SourceTree.tests()
+        #expect(files.contains { $0.path.hasPrefix("Tests/") }, "the tests were read too")
+        #expect(Self.undeclaredImports(files, graph) == [])
+        // The scan sees a breach: the core importing SQLite, a test importing what it does not declare.
+        let breach = [
+            SourceFile(path: "Sources/KeepCore/Leak.swift", text: "import KeepSQLite\n"),
+            SourceFile(path: "Tests/KeepCLITests/Leak.swift", text: "@testable import KeepApp\n"),
+        ]
+        #expect(
+            Self.undeclaredImports(breach, graph) == [
+                "Sources/KeepCore/Leak.swift imports KeepSQLite, which KeepCore does not declare",
+                "Tests/KeepCLITests/Leak.swift imports KeepApp, which KeepCLITests does not declare",
+            ])
+    }
+
     struct ManifestFailure: Error, CustomStringConvertible {
         let description: String
     }

@@ -168,12 +168,6 @@ private final class ReportingEngine: ChatEngine {
     let id = "reporting"
     let seen = Mutex<(EngineOptions?, [ChatMessage])>((nil, []))
 
-    func reply(
-        to conversation: [ChatMessage], receive: @escaping @Sendable (String) -> Void
-    ) async throws(EngineError) -> String {
-        "a"
-    }
-
     func answer(
         to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
     ) async throws(EngineError) -> EngineReply {

@@ -3,6 +3,7 @@ import KeepConformance
 import KeepCore
 import KeepPorts
 import KeepTestSupport
+import Synchronization
 import Testing
 
 @testable import KeepApp
@@ -30,7 +31,7 @@ struct TurnRunnerTests {
         #expect(chat.messages.map(\.text) == ["a question", "an answer"])
         #expect(try await runner.chats.read(id) == chat)
         #expect(try await runner.chats.draft(for: id) == nil)
-        #expect(try await runner.mostRecentChatId() == id)
+        #expect(try await runner.chatToContinue()?.id == id)
     }
 
     @Test(
@@ -50,6 +51,47 @@ struct TurnRunnerTests {
         }
         #expect(try await failing.chats.read(id)?.messages.map(\.text) == ["first", "one"])
         #expect(try await failing.chats.draft(for: id) == "second")
+    }
+
+    /// An engine that reads one more piece after its task is cancelled, as a network
+    /// engine does with what it had already received.
+    private struct LateEngine: ChatEngine {
+        let id = "late"
+        let started: AsyncStream<Void>.Continuation
+        let cancelled: AsyncStream<Void>
+
+        func answer(
+            to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
+        ) async throws(EngineError) -> EngineReply {
+            receive("first")
+            started.yield()
+            for await _ in cancelled { break }
+            receive("second")
+            throw .cancelled
+        }
+    }
+
+    @Test("after Ctrl-C cancels an answer, no more of it is handed on to be shown; before, every piece is")
+    func noPieceAfterCancel() async throws {
+        let directory = try TemporaryDirectory()
+        let (started, startedNow) = AsyncStream<Void>.makeStream()
+        let (cancelled, cancelledNow) = AsyncStream<Void>.makeStream()
+        let runner = TurnRunner(
+            storage: try Platform.storageFor(root: directory.path) { _ in }, lock: StoreLock(root: directory.path),
+            engine: LateEngine(started: startedNow, cancelled: cancelled))
+        let session = try await runner.begin("a question", in: nil)
+        let shown = Mutex<[String]>([])
+        let answering = Task { () async throws(TurnError) -> Chat in
+            try await runner.answer("a question", in: session) { piece in shown.withLock { $0.append(piece) } }
+        }
+        for await _ in started { break }
+        #expect(shown.withLock { $0 } == ["first"], "a piece before the cancel is shown")
+        answering.cancel()
+        cancelledNow.yield()
+        let result = await answering.result
+        #expect(throws: TurnError.self) { try result.get() }
+        #expect(shown.withLock { $0 } == ["first"], "the piece read after the cancel is not")
+        #expect(try await runner.chats.draft(for: await session.id) == "a question")
     }
 
     @Test(
@@ -126,15 +168,15 @@ struct TurnRunnerTests {
     func mostRecentChat() async throws {
         let directory = try TemporaryDirectory()
         let runner = try runner(.answer(["a"]), in: directory)
-        #expect(try await runner.mostRecentChatId() == nil)
+        #expect(try await runner.chatToContinue()?.id == nil)
         let older = try await runner.begin("older", in: nil)
         _ = try await runner.answer("older", in: older) { _ in }
         let newer = try await runner.begin("newer", in: nil)
         _ = try await runner.answer("newer", in: newer) { _ in }
         _ = try await runner.answer("again", in: try await runner.begin("again", in: await older.id)) { _ in }
-        #expect(try await runner.mostRecentChatId() == (await older.id))
+        #expect(try await runner.chatToContinue()?.id == (await older.id))
 
         try await runner.chats.delete(await older.id)
-        #expect(try await runner.mostRecentChatId() == (await newer.id), "a chat that is gone is skipped")
+        #expect(try await runner.chatToContinue()?.id == (await newer.id), "a chat that is gone is skipped")
     }
 }

@@ -12,6 +12,31 @@ struct BrokenAdapterTests {
         #expect(failed == [flaw.breaks], "\(flaw) failed \(failed)")
     }
 
+    @Test("a broken append adapter fails exactly the cases its flaw breaks", arguments: AppendFlaw.allCases)
+    func brokenAppendsFailTheirCases(_ flaw: AppendFlaw) async {
+        let failed = await failures(of: AppendContract.cases) { BrokenAppendStorage(flaw) as any StoragePort }
+        #expect(failed == flaw.breaks, "\(flaw) failed \(failed)")
+    }
+
+    @Test("the append every store inherits keeps every append rule for one writer, and loses concurrent appends")
+    func theDefaultAppendKeepsTheRulesOfOneWriter() async {
+        let failed = await failures(of: AppendContract.cases) { WithoutItsOwnAppend() as any StoragePort }
+        #expect(failed == [AppendContract.concurrentAppendsEachLandWhole.name], "the default append failed \(failed)")
+    }
+
+    @Test("a broken sealing store fails exactly the cases its flaw breaks", arguments: SealingFlaw.allCases)
+    func brokenSealersFailTheirCases(_ flaw: SealingFlaw) async {
+        let failed = await failures(of: SealingContract.cases) {
+            let inner = MemoryStorage()
+            let sealed: Set<Namespace> = [.chats, .drafts]
+            return SealedStoreUnderTest(
+                store: BrokenSealedStorage(flaw, over: inner, key: [1, 2, 3], sealing: sealed), inner: inner,
+                sealed: [.chats, .drafts],
+                underAnotherKey: { BrokenSealedStorage(flaw, over: inner, key: [4, 5, 6], sealing: sealed) })
+        }
+        #expect(failed == flaw.breaks, "\(flaw) failed \(failed)")
+    }
+
     @Test("a broken secrets adapter fails exactly the case its flaw breaks", arguments: SecretsFlaw.allCases)
     func brokenSecretsFailsItsCase(_ flaw: SecretsFlaw) async {
         let failed = await failures(of: SecretsContract.cases) { BrokenSecrets(flaw) as any SecretsPort }
@@ -32,11 +57,15 @@ struct BrokenAdapterTests {
     func everyFlawNamesARealCase() {
         for flaw in StorageFlaw.allCases { #expect(StorageContract.named(flaw.breaks) != nil) }
         for flaw in SecretsFlaw.allCases { #expect(SecretsContract.named(flaw.breaks) != nil) }
+        for flaw in AppendFlaw.allCases { #expect(flaw.breaks.allSatisfy { AppendContract.named($0) != nil }) }
+        for flaw in SealingFlaw.allCases { #expect(flaw.breaks.allSatisfy { SealingContract.named($0) != nil }) }
     }
 
     @Test("contract case names are unique sentences")
     func caseNamesAreUnique() {
-        let names = StorageContract.cases.map(\.name) + SecretsContract.cases.map(\.name)
+        let names =
+            StorageContract.cases.map(\.name) + SecretsContract.cases.map(\.name) + AppendContract.cases.map(\.name)
+            + SealingContract.cases.map(\.name)
         #expect(Set(names).count == names.count)
     }
 
@@ -78,4 +107,24 @@ struct BrokenAdapterTests {
         }
         return failed
     }
+}
+
+/// A store written before appends existed: it has no `append` of its own, so it gets the
+/// default (a read, then a whole write). Its actor suspends between the two, so concurrent
+/// appends can interleave there, as over any store that awaits its disk.
+private actor WithoutItsOwnAppend: StoragePort {
+    private let values = MemoryStorage()
+
+    func read(_ key: StorageKey) async throws(StorageError) -> String? { try await values.read(key) }
+
+    func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
+        await Task.yield()
+        try await values.write(key, value)
+    }
+
+    func remove(_ key: StorageKey) async throws(StorageError) { try await values.remove(key) }
+
+    func listIds(_ namespace: Namespace) async -> [String] { await values.listIds(namespace) }
+
+    func clear(_ namespace: Namespace) async { await values.clear(namespace) }
 }

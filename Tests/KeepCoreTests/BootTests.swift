@@ -26,7 +26,7 @@ struct BootTests {
             return
         }
         #expect(reason == .storageUnavailable)
-        #expect(reason.rawValue == "storage_unavailable")
+        #expect(reason.description == "storage_unavailable")
         #expect(detail.contains(fault.name), "\(detail)")
         #expect(detail.contains(SettingsStore.key.description), "\(detail)")
 
@@ -64,7 +64,7 @@ struct BootTests {
             _ = try await core.chats.scan()
             Issue.record("the list loaded from a store that refuses listing")
         } catch {
-            guard case .storage(let storageError) = error else {
+            guard let storageError = error.storage else {
                 Issue.record("wrong error: \(error)")
                 return
             }

@@ -76,6 +76,87 @@ struct ChatDecoderFuzzTests {
         #expect(found.readAsStoreFailures.isEmpty, "\(found.readAsStoreFailures.prefix(3))")
     }
 
+    @Test("format 3 files of turns, titles and system prompts, damaged line by line or random, never crash or hang")
+    func damagedLinesAreListedOrReported() async throws {
+        let plan = FuzzPlan(iterations: 600, seed: 0xc4_13e5)
+        var generator = plan.generator()
+        var problems: [String] = []
+        var counts = (listed: 0, reported: 0)
+        for batch in stride(from: 0, to: plan.iterations, by: 25) {
+            let storage = MemoryStorage()
+            let repository = ChatRepository(storage: storage)
+            for index in batch..<min(batch + 25, plan.iterations) {
+                let id = "c\(index)"
+                var lines = try await Self.eventLines(id: id, &generator)
+                switch Int.random(in: 0..<6, using: &generator) {
+                case 0:  // a line damaged as text
+                    let at = Int.random(in: 0..<lines.count, using: &generator)
+                    lines[at] = TextDamage.damage(lines[at], &generator)
+                case 1:  // a line of random scalars
+                    var line = ""
+                    for _ in 0..<Int.random(in: 0...40, using: &generator) {
+                        line.unicodeScalars.append(TextDamage.anyScalar(&generator))
+                    }
+                    lines.insert(line, at: Int.random(in: 1...lines.count, using: &generator))
+                case 2:  // two lines swapped, or one repeated
+                    let a = Int.random(in: 0..<lines.count, using: &generator)
+                    let b = Int.random(in: 0..<lines.count, using: &generator)
+                    if Bool.random(using: &generator) { lines.swapAt(a, b) } else { lines.insert(lines[a], at: b) }
+                case 3:  // pieces that mean something to a JSON parser, in any line
+                    let at = Int.random(in: 0..<lines.count, using: &generator)
+                    let piece = TextDamage.strays.randomElement(using: &generator) ?? "{"
+                    let cut = Int.random(in: 0...lines[at].unicodeScalars.count, using: &generator)
+                    var scalars = Array(lines[at].unicodeScalars)
+                    scalars.insert(contentsOf: piece.unicodeScalars, at: cut)
+                    lines[at] = String(String.UnicodeScalarView(scalars))
+                case 4:  // the whole text damaged
+                    lines = [TextDamage.damage(lines.joined(separator: "\n"), &generator)]
+                default: break
+                }
+                try await storage.write(StorageKey(.chats, id), lines.joined(separator: "\n") + "\n")
+            }
+            let found = try await Self.check(repository, storage, untouched: [:])
+            problems += found.problems.map { "batch \(batch): \($0)" }
+            counts.listed += found.listed
+            counts.reported += found.reported
+            if problems.count >= 10 { break }
+        }
+        print(
+            "fuzz · format 3 lines: \(plan.iterations) chats (\(plan)), \(counts.listed) listed, \(counts.reported) reported"
+        )
+        #expect(problems.isEmpty, "\(plan): \(problems.prefix(5))")
+        #expect(counts.reported > 0 && counts.listed > 0)
+    }
+
+    /// The lines of a format 3 chat `id` of random turns, titles and system prompts, as a
+    /// session and the repository write them.
+    static func eventLines(id: String, _ generator: inout SeededGenerator) async throws -> [String] {
+        let storage = MemoryStorage()
+        let repository = ChatRepository(storage: storage)
+        let session = ChatSession(
+            chat: Chat(id: id, created: Date(timeIntervalSince1970: 1_750_000_000)), repository: repository)
+        var text = marker + " "
+        for _ in 0..<Int.random(in: 0...20, using: &generator) {
+            text.unicodeScalars.append(TextDamage.anyScalar(&generator))
+        }
+        _ = try await session.recordTurn(
+            question: text, answer: text, engine: "echo", model: Bool.random(using: &generator) ? "m" : nil,
+            usage: Bool.random(using: &generator) ? TokenUsage(promptTokens: 3, completionTokens: 4) : nil,
+            system: Bool.random(using: &generator) ? text : nil)
+        var stored = await session.stored
+        for _ in 0..<Int.random(in: 0...4, using: &generator) {
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0: stored = try await repository.setTitle(marker + " title", in: stored)
+            case 1: stored = try await repository.setSystem(Bool.random(using: &generator) ? text : nil, in: stored)
+            default:
+                stored = try await repository.record(
+                    ChatTurn(question: text, answer: text, time: Date(), engine: "e"), in: stored)
+            }
+        }
+        let value = try await storage.read(StorageKey(.chats, id)) ?? ""
+        return value.split(separator: "\n").map(String.init)
+    }
+
     /// What a scan and the reads after it found.
     struct Found {
         var problems: [String] = []
@@ -121,11 +202,11 @@ struct ChatDecoderFuzzTests {
                 _ = try await repository.read(unreadable.id)
                 problems.append("\(unreadable.id) is reported unreadable but reads")
             } catch {
-                switch error {
-                case .unreadable: break
-                case .storage(let failure) where failure.code == .corrupt:
+                if error.code == .unreadable {
+                } else if error.storage?.code == .corrupt {
                     found.readAsStoreFailures.append(unreadable.id)
-                default: problems.append("reading \(unreadable.id) failed: \(error)")
+                } else {
+                    problems.append("reading \(unreadable.id) failed: \(error)")
                 }
             }
         }

@@ -4,8 +4,8 @@ import KeepCore
 import KeepPorts
 import Testing
 
-/// Chat format 2 (a chat's system prompt; an answer's model, server and token usage) and the
-/// version 1 files it still reads; the ids people type; import that never overwrites.
+/// A chat's system prompt and an answer's model, server and token usage (since format 2),
+/// and the version 1 files still read; the ids people type; import that never overwrites.
 @Suite("Chat format 2, id prefixes, import")
 struct ChatFormatVersionTests {
     /// The chat `keep ask` of the release before format 2 wrote (`Fixtures/chat-format-1.json`).
@@ -56,13 +56,18 @@ struct ChatFormatVersionTests {
         #expect(chat.messages[3].model == "other" && chat.messages[3].usage == nil)
         #expect(chat.messages[0].model == nil, "a question has no model")
 
+        // The first turn's line holds the system prompt it set, and its answer's facts.
         let text = try #require(try await storage.read(StorageKey(.chats, chat.id)))
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-        #expect(object["version"] as? Int == 2)
-        #expect(object["system"] as? String == "answer briefly")
-        let messages = try #require(object["messages"] as? [[String: Any]])
-        #expect(messages[1]["usage"] as? [String: Int] == ["prompt": 9, "completion": 2])
-        #expect(Set(messages[0].keys) == ["role", "text", "time"], "nothing to say is left out")
+        let lines = text.split(separator: "\n").map(String.init)
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
+        #expect(first["system"] as? String == "answer briefly")
+        let reply = try #require(first["reply"] as? [String: Any])
+        #expect(reply["usage"] as? [String: Int] == ["prompt": 9, "completion": 2])
+        let second = try #require(try JSONSerialization.jsonObject(with: Data(lines[2].utf8)) as? [String: Any])
+        #expect(second["system"] == nil, "a turn that set no system prompt says nothing of it")
+        #expect(
+            Set(try #require(second["reply"] as? [String: Any]).keys) == ["model", "text"], "nothing to say is left out"
+        )
     }
 
     @Test(
@@ -116,9 +121,9 @@ struct ChatFormatVersionTests {
         original.messages = [ChatMessage(role: .user, text: "q", time: Date(timeIntervalSince1970: 1))]
         let exported = try repository.exportText(original)
 
-        let first = try await repository.importChat(exported)
+        let first = (try await repository.importChat(exported)).chat
         #expect(first.id == original.id, "a free id is kept")
-        let second = try await repository.importChat(exported)
+        let second = (try await repository.importChat(exported)).chat
         #expect(second.id != original.id, "a taken id is not written over")
         #expect(second.title == "mine" && second.messages == original.messages)
         #expect(try await repository.read(original.id) == first)
@@ -126,17 +131,39 @@ struct ChatFormatVersionTests {
 
         try await repository.saveDraft("waiting", for: "20250101-000000-000000")
         let draftHolder = Chat(id: "20250101-000000-000000", created: Date(timeIntervalSince1970: 1))
-        let third = try await repository.importChat(try repository.exportText(draftHolder))
+        let third = (try await repository.importChat(try repository.exportText(draftHolder))).chat
         #expect(third.id != draftHolder.id, "an id a draft holds is taken too")
 
         // A file name of more than 255 bytes: the file store cannot hold that id.
         let fixture = try StoreKind.fileStore.fixture()
         let files = ChatRepository(storage: try fixture.open())
         let unstorable = Chat(id: String(repeating: "x", count: 300), created: Date(timeIntervalSince1970: 1))
-        let fourth = try await files.importChat(try files.exportText(unstorable))
+        let fourth = (try await files.importChat(try files.exportText(unstorable))).chat
         #expect(fourth.id != unstorable.id, "an id the store cannot hold gets a new one, not an error")
         #expect(try await files.read(fourth.id) == fourth)
         withExtendedLifetime(fixture) {}
+    }
+
+    @Test(
+        "an imported chat whose id is not of keep's form gets a new id, and says so; one of keep's form keeps it",
+        arguments: [
+            "20250614-153012-3fa9c1\u{1B}]0;x\u{07}", "\u{202E}20250614-153012-3fa9c1", "2025061415301200000000",
+            "20250614-153012-3FA9C1", "../20250614-153012", "", "x",
+        ])
+    func importRenamesForeignIds(_ foreign: String) async throws {
+        let repository = ChatRepository(storage: MemoryStorage())
+        let own = "20250614-153012-3fa9c1"
+        let kept = try await repository.importChat(
+            try repository.exportText(Chat(id: own, title: "t", created: Date(timeIntervalSince1970: 1))))
+        #expect(kept.chat.id == own && kept.newId == nil && kept.idInFile == own, "the pair: keep's own form is kept")
+
+        let imported = try await repository.importChat(
+            try repository.exportText(Chat(id: foreign, title: "t", created: Date(timeIntervalSince1970: 1))))
+        #expect(imported.newId == .notKeepsForm)
+        #expect(imported.idInFile == foreign)
+        #expect(ChatRepository.isOwnIdForm(imported.chat.id) && imported.chat.id != own)
+        #expect(try await repository.read(imported.chat.id)?.title == "t")
+        #expect(try await repository.list().map(\.id).allSatisfy(ChatRepository.isOwnIdForm))
     }
 
     @Test(
@@ -151,7 +178,9 @@ struct ChatFormatVersionTests {
         await #expect {
             try await repository.importChat(text)
         } throws: { error in
-            guard case ChatError.notAChat(let said) = error else { return false }
+            guard let error = error as? ChatError, error.code == .notAChat, let said = error.reason else {
+                return false
+            }
             return said.contains(reason)
         }
         #expect(try await storage.listIds(.chats).isEmpty)

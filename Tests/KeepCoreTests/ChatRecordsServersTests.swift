@@ -12,7 +12,7 @@ struct ChatRecordsServersTests {
 
     private static func today() throws -> String {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/chat-format-2.json")
+            .appendingPathComponent("Fixtures/chat-format-2-release.json")
         return try String(contentsOf: path, encoding: .utf8)
     }
 
@@ -43,7 +43,7 @@ struct ChatRecordsServersTests {
         #expect(chat.messages[0].attachments == [png])
         #expect(chat.messages[1].serverName == "local")
         let text = try #require(try await storage.read(StorageKey(.chats, chat.id)))
-        #expect(text.contains(#""attachments" : ["#) && text.contains(#""size" : 8"#))
+        #expect(text.contains(#""attachments":["#) && text.contains(#""size":8"#))
     }
 
     @Test("an attachment whose bytes are not the image it says it is makes the chat unreadable; a true one reads")

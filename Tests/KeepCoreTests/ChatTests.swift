@@ -84,13 +84,14 @@ struct ChatTests {
         let before = await session.chat
         try await session.begin(question: "second")
 
-        await storage.fail([.write], errno: ENOSPC)
+        // A full disk fails the append the second turn is, as it fails any write.
+        await storage.fail([.write, .append], errno: ENOSPC)
         #expect(await session.record(question: "second", answer: "two", engine: "echo") == nil)
         do {
             _ = try await session.recordTurn(question: "second", answer: "two", engine: "echo")
             Issue.record("a turn was recorded on a full disk")
         } catch {
-            guard case .storage(let storageError) = error else {
+            guard let storageError = error.storage else {
                 Issue.record("wrong error: \(error)")
                 return
             }
@@ -122,7 +123,8 @@ struct ChatTests {
         let time = "2025-06-15T15:06:40.000Z"
         var junk: [(id: String, text: String, reason: String)] = [
             ("not-json", "{ this is not json", "not valid JSON"),
-            ("newer-format", #"{"version": 3, "shape": "new"}"#, "newer keep"),
+            ("newer-format", #"{"version": 9, "shape": "new"}"#, "newer keep"),
+            ("newer-lines", "{\"id\":\"newer-lines\",\"version\":4}\n{\"type\":\"hologram\"}\n", "newer keep"),
             (
                 "no-messages",
                 #"{"version": 1, "id": "no-messages", "title": "", "created": "\#(time)", "updated": "\#(time)"}"#,
@@ -158,21 +160,35 @@ struct ChatTests {
         #expect(try await repository.search("older").map(\.chatId) == [await older.id])
     }
 
-    @Test("a chat is stored as versioned JSON with its id, title, messages, times and engine")
-    func aChatIsVersionedJSON() async throws {
+    @Test("a chat is stored in format 3: a head line, then one line per turn, each a JSON object with sorted keys")
+    func aChatIsStoredAsLines() async throws {
         let storage = MemoryStorage()
         let session = try await ChatSession.start(repository: ChatRepository(storage: storage))
         await session.record(question: "hi", answer: "hello", engine: "echo")
+        await session.record(question: "and\nagain", answer: "hello again", engine: "echo")
         let text = try #require(try await storage.read(StorageKey(.chats, await session.id)))
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-
-        #expect(Set(object.keys) == ["version", "id", "title", "messages", "created", "updated", "engine"])
-        #expect(object["version"] as? Int == 2)
-        #expect(object["engine"] as? String == "echo")
-        let messages = try #require(object["messages"] as? [[String: Any]])
-        #expect(messages.map { Set($0.keys) } == [["role", "text", "time"], ["role", "text", "time"]])
-        #expect(messages.map { $0["role"] as? String } == ["user", "assistant"])
-        #expect((object["created"] as? String)?.hasSuffix("Z") == true)
+        #expect(text.hasSuffix("\n"))
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "a head and two turns: \(lines.count) lines")
+        let objects = try lines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(Set(objects[0].keys) == ["version", "id", "created"])
+        #expect(objects[0]["version"] as? Int == 3)
+        #expect(objects[0]["id"] as? String == (await session.id))
+        #expect((objects[0]["created"] as? String)?.hasSuffix("Z") == true)
+        for turn in objects.dropFirst() {
+            #expect(Set(turn.keys) == ["engine", "question", "reply", "time", "type"])
+            #expect(turn["type"] as? String == "turn" && turn["engine"] as? String == "echo")
+        }
+        #expect((objects[2]["question"] as? [String: String])?["text"] == "and\nagain")
+        #expect((objects[2]["reply"] as? [String: String])?["text"] == "hello again")
+        // Keys sorted, no whitespace: each line is exactly what a canonical encoder writes.
+        for (line, object) in zip(lines, objects) {
+            let canonical = try JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            #expect(line == String(decoding: canonical, as: UTF8.self))
+        }
     }
 
     @Test(

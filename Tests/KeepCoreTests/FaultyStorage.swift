@@ -8,7 +8,7 @@ import KeepPorts
 /// refused or full disk does, and counts the calls it passes on and the keys it wrote.
 actor FaultyStorage: StoragePort {
     enum Operation: Hashable, Sendable {
-        case read, write, remove, list, clear
+        case read, write, remove, list, clear, append
     }
 
     private let base: any StoragePort
@@ -61,6 +61,13 @@ actor FaultyStorage: StoragePort {
     func clear(_ namespace: Namespace) async throws(StorageError) {
         try check(.clear, nil)
         try await base.clear(namespace)
+    }
+
+    func append(_ key: StorageKey, _ line: @Sendable (_ offset: Int) -> String) async throws(StorageError) -> Bool {
+        try check(.append, key)
+        let appended = try await base.append(key, line)
+        if appended { written.append(key) }
+        return appended
     }
 
     private func check(_ operation: Operation, _ key: StorageKey?) throws(StorageError) {

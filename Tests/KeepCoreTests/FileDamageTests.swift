@@ -88,8 +88,8 @@ struct FileDamageTests {
         await #expect {
             _ = try await fixture.repository.read("broken")
         } throws: { error in
-            if case ChatError.unreadable(let chat) = error { return chat.id == "broken" }
-            return false
+            guard let error = error as? ChatError, error.code == .unreadable else { return false }
+            return error.chat?.id == "broken"
         }
         // Removing it is the user's word, and works (a directory keep did not make, it never
         // removes: that says so, and is left).
@@ -132,8 +132,8 @@ struct FileDamageTests {
         await #expect {
             _ = try await fixture.repository.draft(for: "good-a")
         } throws: { error in
-            if case ChatError.unreadableDraft(let unreadable) = error { return unreadable.id == "good-a" }
-            return false
+            guard let error = error as? ChatError, error.code == .unreadableDraft else { return false }
+            return error.chat?.id == "good-a"
         }
         #expect(try await fixture.repository.hasDraft(for: "good-a"))
         // Asking again in that chat would replace the draft: refused, and nothing changes.
@@ -166,7 +166,7 @@ struct FileDamageTests {
             Issue.record("a symlinked settings file stopped the boot")
             return
         }
-        guard case .unreadable(let reason) = core.settings.health else {
+        guard case .refused(let reason) = core.settings.health else {
             Issue.record("the symlink was followed: \(core.settings.health)")
             return
         }
@@ -201,7 +201,7 @@ struct FileDamageTests {
             Issue.record("a refused settings file stopped the boot")
             return
         }
-        guard case .unreadable(let reason) = core.settings.health else {
+        guard case .refused(let reason) = core.settings.health else {
             Issue.record("not reported: \(core.settings.health)")
             return
         }

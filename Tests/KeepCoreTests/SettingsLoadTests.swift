@@ -141,6 +141,52 @@ struct SettingsLoadTests {
         #expect(relaunched.value("engineId") == .string("remote"))
     }
 
+    @Test("the warning says what happens: used as defaults, moved aside on the next change, and to which name")
+    func theWordsAreTrue() async throws {
+        let storage = MemoryStorage([SettingsStore.key: "{ broken"])
+        let settings = makeSettings(storage)
+        try await settings.load()
+        let before = settings.health.description
+        #expect(!before.contains("left as it is"), "\(before)")
+        #expect(before.contains("the next change of a setting moves the file aside"), "\(before)")
+        #expect(before.contains("settings/settings.corrupt-<time>") && before.contains("replaces it"), "\(before)")
+        try await settings.set("engineId", .string("remote"))
+        let after = settings.health.description
+        #expect(after.contains("moved aside to settings/settings.corrupt-20250615t150640z"), "\(after)")
+        #expect(after.contains("replaced by a new one"), "\(after)")
+        #expect(try await storage.read(StorageKey(.settings, "settings.corrupt-20250615t150640z")) != nil)
+    }
+
+    @Test(
+        "the moved-aside copy of an unreadable settings file holds no secret-flagged value, and keeps the rest",
+        arguments: [
+            #"{"apiKey": "sk-from-disk", "engineId": "remote", "#,
+            #"{"engineId": "remote", "apiKey": "sk-from-disk"  "#,
+            #"{'apiKey': 'sk-from-disk', 'engineId': 'remote'}"#,
+            #"{apiKey: sk-from-disk, engineId: "remote"}"#,
+            #"{"api\u004bey" : "sk-from-disk", "engineId": "remote" "#,
+            "{\"engineId\": \"remote\",\n\"apiKey\": \"sk-from-disk",
+            #"{"engineId": "remote", "apiKey": sk-from-disk}} junk"#,
+        ])
+    func keptAsideWithoutSecrets(_ text: String) async throws {
+        #expect(text.contains("sk-from-disk"), "the file holds the secret")
+        let storage = MemoryStorage([SettingsStore.key: text])
+        let settings = makeSettings(storage)
+        try await settings.load()
+        guard case .unreadable = settings.health else {
+            Issue.record("not unreadable: \(settings.health)")
+            return
+        }
+        try await settings.set("streaming", .bool(false))
+        let copy = try #require(try await storage.read(StorageKey(.settings, "settings.corrupt-20250615t150640z")))
+        #expect(!copy.contains("sk-from-disk"), "\(copy)")
+        #expect(copy.contains("engineId") && copy.contains("remote"), "the rest is kept: \(copy)")
+        #expect(copy.contains("a secret was here"), "\(copy)")
+        for id in try await storage.listIds(.settings) {
+            #expect(try await storage.read(StorageKey(.settings, id))?.contains("sk-from-disk") == false, "\(id)")
+        }
+    }
+
     @Test("a kept-aside copy never overwrites an earlier one")
     func keptAsideNeverOverwrites() async throws {
         let earlier = StorageKey(.settings, "settings.corrupt-20250615t150640z")
@@ -162,10 +208,12 @@ struct SettingsLoadTests {
             only: file)
         let settings = makeSettings(storage)
         try await settings.load()
-        #expect(settings.health == .unreadable(reason: "not UTF-8"))
+        let reason = "read of \(file.description) failed: not UTF-8"
+        #expect(settings.health == .refused(reason: reason))
+        #expect(settings.health.description.contains("changes no setting until the file is fixed or removed"))
         #expect(settings.value("engineId") == .string("echo"))
 
-        await #expect(throws: SettingsError.unreadableFile(path: file.description, reason: "not UTF-8")) {
+        await #expect(throws: SettingsError.unreadableFile(path: file.description, reason: reason)) {
             try await settings.set("engineId", .string("remote"))
         }
         #expect(await storage.calls[.write, default: 0] == 0)
@@ -195,7 +243,7 @@ struct SettingsLoadTests {
             Issue.record("boot failed on a settings file of junk bytes: \(result)")
             return
         }
-        guard case .unreadable = core.settings.health else {
+        guard case .refused = core.settings.health else {
             Issue.record("not reported: \(core.settings.health)")
             return
         }

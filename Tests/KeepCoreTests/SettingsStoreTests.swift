@@ -59,7 +59,7 @@ struct SettingsStoreTests {
             try await settings.set(key, value)
             Issue.record("\(value) was accepted for \(key)")
         } catch {
-            guard case .refused(let refusedKey, _) = error else {
+            guard error.code == .refused, let refusedKey = error.key else {
                 Issue.record("wrong error: \(error)")
                 return
             }
@@ -100,7 +100,7 @@ struct SettingsStoreTests {
                 try await settings.set(key, value)
                 Issue.record("set of \(key) succeeded on a failing store")
             } catch {
-                guard case .storage(let storageError) = error else {
+                guard let storageError = error.storage else {
                     Issue.record("wrong error: \(error)")
                     continue
                 }
@@ -270,6 +270,26 @@ struct SettingsStoreTests {
         #expect(written.contains("https://example.com/v1"))
         #expect(written.contains(#""engineId" : "remote""#))
         #expect(await secrets.get(SecretRef(.openai)) == "sk-live-must-not-leak")
+    }
+
+    @Test(
+        "every write of the settings file strips secret-flagged fields, whatever put them in the contents",
+        arguments: StoreKind.allCases)
+    func everyWriteStripsSecrets(kind: StoreKind) async throws {
+        let fixture = try kind.fixture()
+        let settings = makeSettings(try fixture.open())
+        try await settings.load()
+        // No public route puts a secret into the contents (see above); this edit stands for the
+        // bug that one day would: the write is the last guard.
+        try await settings.change("apiKey") { contents in
+            contents.values["apiKey"] = .string("sk-planted-in-the-contents")
+            contents.values["engineId"] = .string("remote")
+        }
+        let written = try #require(try await fixture.open().read(file))
+        #expect(!written.contains("sk-planted-in-the-contents"), "\(written)")
+        #expect(!written.contains("apiKey"), "\(written)")
+        // The pair: the plain field planted in the same edit is written.
+        #expect(written.contains(#""engineId" : "remote""#), "\(written)")
     }
 
     @Test("plainOnly strips every secret-flagged key from what is written")

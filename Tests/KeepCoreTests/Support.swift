@@ -25,6 +25,15 @@ enum TestSettings {
     static let defs = [engineId, baseUrl, someNumberSetting, streaming, apiKey]
 }
 
+extension ChatSession {
+    /// ``ChatSession/recordTurn(question:answer:engine:model:server:usage:system:)``,
+    /// answering `nil` instead of throwing when the write failed: the tests' shorthand.
+    @discardableResult
+    func record(question: String, answer: String, engine: String) async -> RecordedTurn? {
+        try? await recordTurn(question: question, answer: answer, engine: engine)
+    }
+}
+
 /// A settings store over `storage` with the test settings.
 func makeSettings(
     _ storage: any StoragePort, secrets: any SecretsPort = MemorySecrets(),

@@ -16,6 +16,14 @@ enum ChatsSnippets {
         return stored
     }
 
+    /// Renames the chat `id` of `chats`, as one append when its file is in format 3.
+    static func rename(_ chats: ChatRepository, _ id: String) async throws {
+        if let stored = try await chats.stored(id) {
+            let renamed = try await chats.setTitle("a better title", in: stored)  // one append in format 3
+            print(renamed.chat.title)
+        }
+    }
+
     /// The store an app uses: `newStore`, after a one-time copy of `oldStore` made before
     /// its first read.
     static func migratedStore(_ newStore: any StoragePort, _ oldStore: any StoragePort) -> any StoragePort {

@@ -11,13 +11,27 @@ enum PortsSnippets {
         return raw
     }
 
+    /// Writes a chat's head line and appends a turn's line, then asks, without reading it,
+    /// whether the value changed since its stamp was `lastSeen`.
+    static func appendAndStamp(
+        _ storage: any StoragePort, headLine: String, turnLine: String, lastSeen: ValueStamp?
+    ) async throws {
+        let chat = StorageKey(.chats, "c1")
+        try await storage.write(chat, headLine + "\n")
+        let appended = try await storage.append(chat) { _ in turnLine }  // false: no such value
+        if let stamped = storage as? any StampedStorage {
+            let changed = try await stamped.stamp(chat) != lastSeen  // nothing read
+            print(appended, changed)
+        }
+    }
+
     /// What a person is told for `error`: the kind of failure, then the facts.
     static func explain(_ error: StorageError) -> String {
         switch error.code {
         case .full: "the disk is full: \(error)"
         case .unavailable: "the disk refused: \(error)"
         case .corrupt: "this one value cannot be read: \(error)"
-        case .invalidId, .unknownNamespace, .io: "\(error)"
+        default: "\(error)"  // .invalidId, .unknownNamespace, .io, and codes to come
         }
     }
 

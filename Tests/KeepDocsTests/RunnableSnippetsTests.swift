@@ -15,6 +15,23 @@ struct RunnableSnippetsTests {
         #expect(try await PortsSnippets.storeAValue("{\"title\":\"hello\"}") == "{\"title\":\"hello\"}")
     }
 
+    @Test("the ports' append example adds the turn's line after the head's")
+    func appendExample() async throws {
+        let storage = MemoryStorage()
+        try await PortsSnippets.appendAndStamp(storage, headLine: "head", turnLine: "turn", lastSeen: nil)
+        #expect(try await storage.read(StorageKey(.chats, "c1")) == "head\nturn\n")
+    }
+
+    @Test("the sealed-values example keeps a chat as sealed records, and no text in the store beneath")
+    func sealedValuesExample() async throws {
+        let inner = MemoryStorage()
+        let state = try await SealedValuesSnippets.sealAChat(
+            inner, dataKey: Array(repeating: 7, count: 32), headLine: "head words", turnLine: "turn words")
+        #expect(state == .sealed)
+        let raw = try await inner.read(StorageKey(.chats, "c1")) ?? ""
+        #expect(raw.hasPrefix("keep-sealed-v1:") && !raw.contains("words"))
+    }
+
     @Test("the ports' secrets example finds the key it stored and reads it back whole")
     func secretsExample() async throws {
         let secrets = MemorySecrets()

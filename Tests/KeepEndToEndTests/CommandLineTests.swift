@@ -38,13 +38,19 @@ struct CommandLineTests {
         arguments: commands.filter { !$0.isEmpty })
     func usageMatchesOptions(_ command: [String]) async throws {
         let help = try await Sandbox().run(command + ["--help"]).stdout
-        let usage = help.split(separator: "\n").first.map(String.init) ?? ""
+        // The command's own usage: its first line and the lines that go on under it (a
+        // subcommand's usage line starts with `keep` again).
+        let block = help.components(separatedBy: "\n\n")[0].split(separator: "\n")
+        let usage =
+            ([block[0]] + block.dropFirst().prefix { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("keep ") })
+            .joined(separator: " ")
         let options =
             help.components(separatedBy: "\nOptions:\n").dropFirst().first?
             .components(separatedBy: "\n\n").first ?? ""
         let offered = usage.split(separator: " ").filter { $0.hasPrefix("[-") }
             .map { String($0.dropFirst().prefix { $0 != "]" && $0 != " " }) }
-        let listed = options.split(separator: "\n").compactMap { line in
+        // An option's row starts two spaces in with its name; a longer indent goes on with its help.
+        let listed = options.split(separator: "\n").filter { $0.hasPrefix("  -") }.compactMap { line in
             line.split(separator: " ").first.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",")) }
         }
         #expect(offered == listed, "\(command): \(help)")

@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import KeepTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -123,7 +124,7 @@ struct DiskEdgeTests {
 
         let asked = try await sandbox.run("ask", "hello")
         #expect(asked.status == .exited(0), "\(asked)")
-        #expect(asked.stderr.contains("warning: the settings file is unreadable"), "\(asked)")
+        #expect(asked.stderr.contains("warning: the settings file cannot be read"), "\(asked)")
         #expect(asked.stderr.contains("symbolic link"), "\(asked)")
         let set = try await sandbox.run("settings", "set", "engineId", "remote")
         #expect(set.status == .exited(1), "\(set)")
@@ -250,7 +251,7 @@ struct DiskEdgeTests {
 /// Doctor and the commands on a damaged kept-data database: both say so in plain words.
 @Suite(
     "A damaged kept-data database",
-    .enabled(if: Sandbox.hasKeyring, "needs a Secret Service: run inside scripts/with-keyring (scripts/test does)"))
+    .onTheScriptsKeyring)
 struct DamagedKeptDataTests {
     @Test("a truncated kept.sqlite is a doctor problem with advice, is not modified, and no SQL reaches the user")
     func aTruncatedDatabase() async throws {

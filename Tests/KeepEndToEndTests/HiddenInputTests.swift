@@ -1,11 +1,12 @@
 import Foundation
+import KeepTestSupport
 import Testing
 
 /// Job control during hidden key entry: Ctrl-Z (or `SIGTSTP`) and `fg` (`SIGCONT`) on a real
 /// terminal, with the real keyring, and the key that reaches the server afterwards.
 @Suite(
     "Hidden key entry and job control", .serialized,
-    .enabled(if: Sandbox.hasKeyring, "needs a Secret Service: run inside scripts/with-keyring (scripts/test does)"))
+    .onTheScriptsKeyring)
 struct HiddenInputTests {
     private let account = "e2e-hidden-\(UUID().uuidString.lowercased())"
 

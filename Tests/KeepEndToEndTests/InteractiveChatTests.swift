@@ -38,6 +38,41 @@ struct InteractiveChatTests {
         #expect(!(try DiskScan(sandbox.root).contains("half-typed")), "a line cleared with Ctrl-C is not kept")
     }
 
+    @Test("a failure to list the chats inside the chat stays local to the list: the chat goes on")
+    func aListFailureStaysLocal() async throws {
+        let sandbox = try Sandbox()
+        _ = try await sandbox.ask("an earlier chat")
+        let chats = "\(sandbox.root)/store/chats"
+        let chat = try sandbox.start(["chat"], terminal: true)
+        #expect(await chat.output.wait(for: "/chats to list your 1 chat"))
+        #expect(await chat.output.wait(for: "> "))
+
+        // After boot, the namespace directory becomes a symbolic link: the store refuses to
+        // list through it (never following a link), while nothing else is asked of it.
+        let moved = chats + ".moved"
+        try FileManager.default.moveItem(atPath: chats, toPath: moved)
+        try FileManager.default.createSymbolicLink(atPath: chats, withDestinationPath: moved)
+        var mark = chat.output.count
+        chat.write("/chats\r")
+        #expect(await chat.output.wait(for: "cannot list the chats:", after: mark), "the failure is said")
+        #expect(await chat.output.wait(for: "> ", after: mark), "and the chat is back at its prompt")
+        #expect(chat.isRunning, "a failed list did not end the chat")
+
+        // The store healed, the same chat lists and answers as before.
+        try FileManager.default.removeItem(atPath: chats)
+        try FileManager.default.moveItem(atPath: moved, toPath: chats)
+        mark = chat.output.count
+        chat.write("/chats\r")
+        #expect(await chat.output.wait(for: "an earlier chat", after: mark), "the list loads again")
+        mark = chat.output.count
+        chat.write("still here?\r")
+        #expect(await chat.output.wait(for: "echo: still here?\r\n> ", after: mark), "answered and saved")
+        chat.write(Self.ctrlD)
+        #expect(await chat.exit() == .exited(0))
+        let ids = try await sandbox.run("store", "ls", "chats").stdout.split(separator: "\n")
+        #expect(ids.count == 2, "the new chat was kept beside the earlier one")
+    }
+
     @Test("Ctrl-C during an answer stops it, keeps the question as the draft, and does not quit")
     func ctrlCDuringAnAnswer() async throws {
         let gate = Gate()

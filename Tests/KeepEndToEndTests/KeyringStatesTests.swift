@@ -92,7 +92,9 @@ struct KeyringStatesTests {
         }
     }
 
-    @Test("kept data in a locked keyring says so, shows nothing, touches nothing, and its rows come back unlocked")
+    @Test(
+        "kept data in a locked keyring: every kept-data command says it cannot tell, exits 1 and changes nothing; the rows come back unlocked"
+    )
     func keptDataWhileLocked() async throws {
         try await withKeyring { keyring, sandbox in
             let server = try KeptModelServer(models: ["kept-model-a", "kept-model-b"])
@@ -104,12 +106,25 @@ struct KeyringStatesTests {
             let rows = try await SQLiteTool.output(path, "SELECT count(*) FROM engines_readings;")
             #expect(rows != "0\n")
 
+            // The pair: unlocked, each kept-data command answers from what is kept.
+            let retention = try await sandbox.run("engines", "retention")
+            #expect(
+                retention.status == .exited(0) && retention.stdout == "Readings are kept 30 days.\n", "\(retention)")
+
             try await keyring.lockDefaultCollection()
-            let locked = try await sandbox.run("engines")
-            #expect(locked.status == .exited(0), "\(locked)")
-            #expect(locked.stdout.contains("kept: nothing yet"), "nothing kept is shown: \(locked)")
-            #expect(locked.stderr.contains("could not be read") && locked.stderr.contains("locked"), "\(locked)")
-            #expect(!locked.stderr.contains("no secure store"), "\(locked)")
+            let cannotTell =
+                "keep: cannot tell: the keyring is locked; what keep has kept is neither shown nor changed until it "
+                + "can be read (unlock it, then retry)\n"
+            for arguments in [
+                ["engines"], ["engines", "--json"], ["engines", "retention"], ["engines", "retention", "3"],
+                ["engines", "forget", server.baseURL], ["whatsnew"], ["engines", "use", "kept-model-a"],
+            ] {
+                let locked = try await sandbox.run(arguments)
+                #expect(locked.status == .exited(1), "keep \(arguments): \(locked)")
+                #expect(locked.stderr.hasSuffix(cannotTell), "keep \(arguments): \(locked)")
+                #expect(!locked.stdout.contains("30") && !locked.stdout.contains("Nothing"), "\(locked)")
+                #expect(!locked.stdout.contains("now kept") && !locked.stdout.contains("Forgot"), "\(locked)")
+            }
             let doctor = try await sandbox.run("doctor")
             #expect(doctor.stdout.contains("kept data") && doctor.stdout.contains("locked"), "\(doctor)")
             #expect(try await SQLiteTool.output(path, "SELECT count(*) FROM engines_readings;") == rows, "rows touched")
@@ -120,6 +135,56 @@ struct KeyringStatesTests {
             #expect(back.status == .exited(0), "\(back)")
             #expect(!back.stdout.contains("kept: nothing yet"), "the kept rows are back: \(back)")
             #expect(!back.stderr.contains("cleared"), "no key-loss notice: \(back)")
+            let unchanged = try await sandbox.run("engines", "retention")
+            #expect(
+                unchanged.stdout == "Readings are kept 30 days.\n", "the refused change changed nothing: \(unchanged)")
+        }
+    }
+
+    @Test(
+        "with the keyring locked doctor says it cannot tell whether the key would go over plain http, never drops the check"
+    )
+    func keyOverHttpCannotTell() async throws {
+        try await withKeyring { keyring, sandbox in
+            // A TEST-NET address: doctor contacts no server, so nothing is ever sent there.
+            for (key, value) in [("engineId", "remote"), ("baseUrl", "http://192.0.2.1:8080/v1")] {
+                #expect(try await sandbox.run("settings", "set", key, value).status == .exited(0))
+            }
+            #expect(try await sandbox.run(["key", "set", "openai"], input: "sk-for-doctor\n").status == .exited(0))
+            // The pair: unlocked, doctor knows a key is stored and says it would not be sent.
+            let unlocked = try await sandbox.run("doctor")
+            #expect(
+                unlocked.stdout.contains("key over http") && unlocked.stdout.contains("keep refuses to send it"),
+                "\(unlocked)")
+
+            try await keyring.lockDefaultCollection()
+            let locked = try await sandbox.run("doctor")
+            #expect(locked.status == .exited(1), "\(locked)")
+            let line = locked.stdout.split(separator: "\n").first { $0.contains("key over http") }
+            #expect(
+                line?.contains("cannot tell whether a key in openai/\"default\" would go over plain http to 192.0.2.1")
+                    == true, "\(locked)")
+            #expect(line?.contains("locked") == true, "\(locked)")
+        }
+    }
+
+    @Test("a keyring daemon that stops while a key is typed is one line in plain words, never a libsecret call's name")
+    func daemonStopsDuringKeySet() async throws {
+        try await withKeyring { keyring, sandbox in
+            let set = try sandbox.start(["key", "set", "openai"], terminal: true)
+            // The prompt shows once keep has reached the keyring; it stops before the key is stored.
+            #expect(await set.output.wait(for: "(typing is hidden): "), "\(set.output.text)")
+            keyring.stop()
+            set.write("sk-typed-as-it-stopped\r")
+            #expect(await set.exit() == .exited(1))
+            let screen = set.output.text
+            let said = screen.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("keep:") }
+            #expect(said.count == 1, "\(screen)")
+            #expect(
+                said.first?.hasPrefix("keep: set of openai/\"default\" failed: no Secret Service answers") == true,
+                "\(screen)")
+            #expect(!screen.contains("secret_") && !screen.contains("_sync"), "\(screen)")
+            #expect(!screen.contains("sk-typed"), "\(screen)")
         }
     }
 
@@ -137,8 +202,11 @@ struct KeyringStatesTests {
             #expect(
                 status.stdout.hasPrefix("openai/\"default\"  cannot tell: no Secret Service answers\n"), "\(status)")
             let engines = try await sandbox.run("engines")
-            #expect(engines.stdout.contains("kept: nothing yet"), "\(engines)")
-            #expect(engines.stderr.contains("could not be read"), "\(engines)")
+            #expect(engines.status == .exited(1), "\(engines)")
+            #expect(
+                engines.stderr.hasPrefix("keep: cannot tell: the key that seals kept data could not be read ("),
+                "\(engines)")
+            #expect(engines.stderr.contains("no Secret Service answers"), "\(engines)")
             #expect(!engines.stderr.contains("no secure store"), "the rows are intact, not absent: \(engines)")
 
             try await keyring.restart()
@@ -219,6 +287,32 @@ struct KeyringStatesTests {
             #expect(refused.stderr.contains("takes no key on the command line"), "\(refused)")
             #expect(!refused.stderr.contains("sk-on-the") && !refused.stdout.contains("sk-on-the"))
             #expect(try await tool(keyring).search(["app": "keep"]).count == 0)
+        }
+    }
+
+    @Test("keep settings and keep doctor never read a key's value: the bus carries no GetSecret while they run")
+    func settingsAndDoctorReadNoSecret() async throws {
+        try await withKeyring { keyring, sandbox in
+            let server = try LoopbackServer(LoopbackServer.streaming(["fine"]))
+            try await sandbox.useRemote(server)
+            #expect(try await sandbox.run(["key", "set", "openai"], input: "sk-never-read\n").status == .exited(0))
+            try await BusMonitor.with(keyring.bus) { monitor in
+                var shown: [Sandbox.Outcome] = []
+                let describing = try await monitor.traffic {
+                    for arguments in [["settings"], ["settings", "--json"], ["doctor"], ["doctor", "--json"]] {
+                        shown.append(try await sandbox.run(arguments))
+                    }
+                }
+                #expect(describing.contains("member=SearchItems"), "they asked whether a key is there: \(describing)")
+                #expect(!describing.contains("member=GetSecret"), "a secret's value crossed the bus: \(describing)")
+                #expect(shown[0].stdout.contains("configured"), "settings says the key is there: \(shown[0])")
+                #expect(shown.allSatisfy { !$0.stdout.contains("sk-never-read") })
+
+                // The pair: the same monitor sees a question fetch the key it sends.
+                let asking = try await monitor.traffic { _ = try await sandbox.run("ask", "hello") }
+                #expect(asking.contains("member=GetSecret"), "the monitor missed ask reading the key: \(asking)")
+                #expect(server.requests.first?.header("Authorization") == "Bearer sk-never-read")
+            }
         }
     }
 }

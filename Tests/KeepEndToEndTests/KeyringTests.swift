@@ -1,4 +1,5 @@
 import Foundation
+import KeepTestSupport
 import Testing
 
 /// keep with a real Secret Service: the private GNOME Keyring `scripts/with-keyring` runs.
@@ -7,7 +8,7 @@ import Testing
 /// its own (and removes its keys), so none sees another's.
 @Suite(
     "keep with a keyring", .serialized,
-    .enabled(if: Sandbox.hasKeyring, "needs a Secret Service: run inside scripts/with-keyring (scripts/test does)"))
+    .onTheScriptsKeyring)
 struct KeyringTests {
     private let account = "e2e-\(UUID().uuidString.lowercased())"
 
@@ -148,6 +149,31 @@ struct KeyringTests {
 extension KeyringTests {
     /// Runs `body`, then removes this test's keys in `slots` from the shared keyring,
     /// whether `body` passed or not.
+    @Test("keep key status with no slot lists the key the settings choose, in any account; with a slot, that slot's")
+    func statusListsTheChosenKey() async throws {
+        let sandbox = try Sandbox(keyring: true)
+        #expect(
+            try await sandbox.run(["key", "set", "openrouter", "--account", account], input: "sk-x").status
+                == .exited(0))
+        try await removingKeys(["openrouter"], sandbox) {
+            let chosen = "openrouter/\"\(account)\""
+            // Before the settings choose it, the default accounts alone, one row a slot.
+            let before = try await sandbox.run("key", "status")
+            #expect(before.stdout.split(separator: "\n").filter { $0.contains("/") }.count == 5, "\(before)")
+            #expect(!before.stdout.contains(chosen))
+            #expect(try await sandbox.run("settings", "set", "keySlot", "openrouter").status == .exited(0))
+            #expect(try await sandbox.run("settings", "set", "keyAccount", account).status == .exited(0))
+            let after = try await sandbox.run("key", "status")
+            #expect(after.stdout.contains("\(chosen)  configured\n"), "\(after)")
+            #expect(after.stdout.contains("openai/\"default\""), "the default accounts are still there")
+            let json = try await sandbox.run("key", "status", "--json")
+            #expect(json.stdout.contains("\"account\" : \"\(account)\""), "\(json)")
+            // A slot named is that slot's default account only, as asked.
+            let named = try await sandbox.run("key", "status", "openai")
+            #expect(!named.stdout.contains(chosen) && named.stdout.hasPrefix("openai/\"default\""), "\(named)")
+        }
+    }
+
     private func removingKeys(_ slots: [String], _ sandbox: Sandbox, _ body: () async throws -> Void) async throws {
         func cleanUp() async {
             for slot in slots { _ = try? await sandbox.run("key", "rm", slot, "--account", account) }

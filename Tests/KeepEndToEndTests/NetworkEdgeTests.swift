@@ -111,7 +111,7 @@ struct NetworkEdgeTests {
         #expect(
             listed.stdout.contains("redirected the request (HTTP \(status)) to \(elsewhere.baseURL)/models"),
             "\(listed)")
-        #expect(listed.stdout.contains("keep settings set baseUrl \(elsewhere.baseURL)"))
+        #expect(listed.stdout.contains("point baseUrl at \(elsewhere.baseURL)"), "\(listed)")
         #expect(!listed.stdout.contains("elsewhere-model"))
     }
 

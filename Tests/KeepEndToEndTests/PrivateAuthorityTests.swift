@@ -30,6 +30,60 @@ struct PrivateAuthorityTests {
         try TLSFront(backend, issued: try authority.issue(for: host, days: days, as: name))
     }
 
+    /// An IPv4 address of this machine that is not loopback (a proxy is never used for
+    /// loopback, whatever the transport), or `nil`.
+    static let outwardAddress: String? = {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return nil }
+        defer { freeifaddrs(list) }
+        var node = list
+        while let current = node {
+            defer { node = current.pointee.ifa_next }
+            guard let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else {
+                continue
+            }
+            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            let found = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet in
+                var bytes = inet.pointee.sin_addr
+                return inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count)) != nil
+            }
+            let name = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if found, !name.hasPrefix("127.") { return name }
+        }
+        return nil
+    }()
+
+    @Test(
+        "a --ca server is asked directly, never through the proxy the environment names; another server goes through it",
+        .enabled(if: outwardAddress != nil, "needs an IPv4 address of this machine that is not loopback"))
+    func noProxyFromTheEnvironment() async throws {
+        let address = try #require(Self.outwardAddress)
+        // A proxy that records every connection and forwards nothing.
+        let proxy = try LoopbackServer(LoopbackServer.failing(status: 502, body: "no"))
+        let backend = try LoopbackServer(LoopbackServer.streaming(["asked directly"]))
+        var sandbox = try sandbox()
+        for name in ["https_proxy", "HTTPS_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"] {
+            sandbox.extra[name] = proxy.origin
+        }
+        let lab = try TestAuthority("lab authority", in: sandbox.directory)
+        let front = try TLSFront(backend, issued: try lab.issue(for: address), on: address)
+        // The pair first: a server without --ca is asked through the proxy (keep's rule for
+        // every host but this machine's loopback), so the proxy sees what goes through it.
+        try await add(sandbox, "open", front.baseURL)
+        let proxied = try await sandbox.run("ask", "-s", "open", "through the proxy")
+        #expect(proxied.status == .exited(1), "the proxy forwards nothing: \(proxied)")
+        #expect(proxy.connections >= 1, "the proxy saw the request without --ca: \(proxied)")
+        #expect(backend.requests.isEmpty)
+
+        let seen = proxy.connections
+        try await add(sandbox, "lab", front.baseURL, ca: lab.certificate)
+        let asked = try await sandbox.run("ask", "-s", "lab", "directly")
+        #expect(asked.status == .exited(0), "\(asked)")
+        #expect(asked.stdout == "asked directly\n")
+        #expect(proxy.connections == seen, "the proxy saw nothing of the --ca server's request")
+        #expect(backend.requests.count == 1 && front.handshakes == 1)
+    }
+
     @Test("a --ca server answers a question, streamed, with the key sent in its header")
     func answersStreamed() async throws {
         let gate = Gate()

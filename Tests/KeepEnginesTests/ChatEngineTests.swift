@@ -16,6 +16,13 @@ struct ChatEngineTests {
         [ChatMessage(role: .user, text: text, time: Date())]
     }
 
+    /// The echo engine's answer to `conversation`, its pieces to `receive`.
+    private static func echo(
+        _ conversation: [ChatMessage], receive: @escaping @Sendable (String) -> Void = { _ in }
+    ) async throws(EngineError) -> String {
+        try await EchoEngine().answer(to: conversation, options: EngineOptions(), receive: receive).text
+    }
+
     @Test(
         "the echo engine answers at once, the same way every time, streamed in pieces",
         arguments: [
@@ -23,14 +30,14 @@ struct ChatEngineTests {
         ])
     func echoAnswers(text: String) async throws {
         let pieces = Mutex<[String]>([])
-        let answer = try await EchoEngine().reply(to: Self.question(text)) { piece in
+        let answer = try await Self.echo(Self.question(text)) { piece in
             pieces.withLock { $0.append(piece) }
         }
         #expect(answer == "echo: \(text)")
         let received = pieces.withLock { $0 }
         #expect(received.joined() == answer, "the pieces are the answer")
         #expect(received.count > 1, "streamed, not all at once")
-        #expect(try await EchoEngine().reply(to: Self.question(text)) { _ in } == answer)
+        #expect(try await Self.echo(Self.question(text)) == answer)
     }
 
     @Test("the echo engine answers the last question of the conversation")
@@ -40,14 +47,14 @@ struct ChatEngineTests {
             ChatMessage(role: .assistant, text: "echo: first", time: Date()),
             ChatMessage(role: .user, text: "second", time: Date()),
         ]
-        #expect(try await EchoEngine().reply(to: conversation) { _ in } == "echo: second")
+        #expect(try await Self.echo(conversation) == "echo: second")
     }
 
     @Test("a cancelled answer throws cancelled, and is not an answer")
     func echoCancelled() async throws {
         let task = Task { () async throws(EngineError) -> String in
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await EchoEngine().reply(to: Self.question("never finished")) { _ in }
+            return try await Self.echo(Self.question("never finished"))
         }
         await #expect(throws: EngineError.cancelled) { try await task.value }
     }
@@ -116,10 +123,16 @@ struct ChatEngineTests {
         #expect(
             RemoteEngine.oneLine("bad key sk-abc\nsee docs", hiding: APIKey("sk-abc")) == "bad key [your key] see docs")
         #expect(RemoteEngine.oneLine(String(repeating: "x", count: 400), hiding: nil).count == 300)
-        #expect(RemoteEngine.keySetCommand(SecretRef(.openai)) == "`keep key set openai`")
-        #expect(
-            RemoteEngine.keySetCommand(SecretRef(.openrouter, account: "work"))
-                == "`keep key set openrouter --account \"work\"`")
+    }
+
+    @Test("a key that cannot be sent is a remedy naming its ref, never a command line the engine wrote")
+    func keyRemedyIsAValue() throws {
+        #expect {
+            try Self.request(apiKey: "sk-secret\nX-Evil: 1")
+        } throws: { error in
+            let error = error as? EngineError
+            return error?.remedy == .replaceKey(SecretRef(.openai)) && error?.message.contains("keep key") == false
+        }
     }
 
     @Test("a user name and password in the base URL never reach a message")
@@ -128,5 +141,19 @@ struct ChatEngineTests {
             baseURL: "https://user:hunter2@example.com/v1", model: "m", temperature: 0, keyRef: SecretRef(.openai)
         ) { () async throws(EngineError) in nil }
         #expect(engine.displayURL == "https://example.com/v1")
+        #expect(engine.endpoint?.server == "https://example.com/v1", "the endpoint shows the same address")
+    }
+
+    @Test("an engine says where it asks through its protocol: the remote engine its server, model and key")
+    func endpoints() {
+        let remote: any ChatEngine = RemoteEngine(
+            baseURL: "http://127.0.0.1:8080/v1", model: "m", temperature: 0, keyRef: SecretRef(.openrouter)
+        ) { () async throws(EngineError) in nil }
+        #expect(
+            remote.endpoint
+                == EngineEndpoint(
+                    name: "default", server: "http://127.0.0.1:8080/v1", model: "m", keyRef: SecretRef(.openrouter)))
+        let echo: any ChatEngine = EchoEngine()
+        #expect(echo.endpoint == nil, "the echo asks no server")
     }
 }

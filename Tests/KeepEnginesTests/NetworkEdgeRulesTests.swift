@@ -52,7 +52,7 @@ struct NetworkEdgeRulesTests {
         }
     }
 
-    @Test("a refused redirect's line hides the key and the query, and says which baseUrl to set")
+    @Test("a refused redirect's line hides the key and the query, and its suggestion says which baseUrl to set")
     func redirectMessage() throws {
         let key = "sk-in-the-location"
         let decision = RedirectPolicy.decide(
@@ -62,8 +62,11 @@ struct NetworkEdgeRulesTests {
         let line = refusal.message(
             server: "https://api.example.test/v1", suffix: "/chat/completions", hidingKey: APIKey(key))
         #expect(line.contains("to https://other.example.test/[your key]/v1/chat/completions;"), "\(line)")
-        #expect(line.hasSuffix("keep settings set baseUrl https://other.example.test/[your key]/v1"), "\(line)")
+        let base = refusal.suggestedBase(suffix: "/chat/completions", hidingKey: APIKey(key))
+        #expect(base == "https://other.example.test/[your key]/v1", "\(line)")
+        #expect(!line.contains("keep settings"), "the edge builds no command line: \(line)")
         #expect(!line.contains(key) && !line.contains("token=abc"))
+        #expect(base?.contains("token=abc") == false)
     }
 
     struct RefusalMissing: Error {}

@@ -13,6 +13,12 @@ struct BlobFileStoreTests {
         try await rule.check { try BlobFileStore(root: directory.appending(UUID().uuidString)) }
     }
 
+    @Test("the legacy store honours the append contract", arguments: AppendContract.cases)
+    func honoursTheAppendContract(_ rule: AppendContract.Case) async throws {
+        let directory = try TemporaryDirectory()
+        try await rule.check { try BlobFileStore(root: directory.appending(UUID().uuidString)) }
+    }
+
     @Test("the legacy store keeps every key under the keep. prefix")
     func keysCarryTheKeepPrefix() async throws {
         let directory = try TemporaryDirectory()

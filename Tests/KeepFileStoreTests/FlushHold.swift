@@ -1,5 +1,6 @@
 import Dispatch
 import KeepFileStore
+import KeepFileStoreTesting
 import KeepPorts
 import Synchronization
 
@@ -13,7 +14,7 @@ import Synchronization
 /// and then held under way (the call does not return) until ``release()``. Writes that
 /// rename meanwhile renamed after that flush began, which is what a group commit must
 /// never cover with it.
-final class FlushHold: FileSystemCalls {
+final class FlushHold: ForwardingFileSystemCalls {
     let base: any FileSystemCalls
     private let held = Atomic<Bool>(false)
     private let gate = DispatchSemaphore(value: 0)
@@ -34,19 +35,6 @@ final class FlushHold: FileSystemCalls {
             gate.wait()
         }
     }
-
-    func create(_ path: String, mode: mode_t) throws(StorageError) -> OpenFile { try base.create(path, mode: mode) }
-    func open(_ path: String) throws(StorageError) -> OpenFile { try base.open(path) }
-    func tryLock(_ file: OpenFile) throws(StorageError) -> Bool { try base.tryLock(file) }
-    func linkCount(_ file: OpenFile) throws(StorageError) -> Int { try base.linkCount(file) }
-    func write(_ file: OpenFile, _ bytes: [UInt8]) throws(StorageError) { try base.write(file, bytes) }
-    func flush(_ file: OpenFile) throws(StorageError) { try base.flush(file) }
-    func close(_ file: OpenFile) throws(StorageError) { try base.close(file) }
-    func rename(_ from: String, to: String) throws(StorageError) { try base.rename(from, to: to) }
-    func unlink(_ path: String) throws(StorageError) { try base.unlink(path) }
-    func makeDirectory(_ path: String, mode: mode_t) throws(StorageError) { try base.makeDirectory(path, mode: mode) }
-    func listDirectory(_ path: String) throws(StorageError) -> [String] { try base.listDirectory(path) }
-    func readFile(_ path: String) throws(StorageError) -> [UInt8] { try base.readFile(path) }
 }
 
 /// A ``DirectoryFlushing`` that says how many writers wait on it, so a test knows when a

@@ -121,6 +121,36 @@ final class Lockstep: Sendable {
             try turn { () throws(StorageError) in try base.readFile(path) }
         }
 
+        func openForAppending(_ path: String) throws(StorageError) -> OpenFile {
+            try turn { () throws(StorageError) in try base.openForAppending(path) }
+        }
+
+        func status(_ file: OpenFile) throws(StorageError) -> FileStatus {
+            try turn { () throws(StorageError) in try base.status(file) }
+        }
+
+        func read(_ file: OpenFile, count: Int, at offset: Int) throws(StorageError) -> [UInt8] {
+            try turn { () throws(StorageError) in try base.read(file, count: count, at: offset) }
+        }
+
+        func truncate(_ file: OpenFile, to size: Int) throws(StorageError) {
+            try turn { () throws(StorageError) in try base.truncate(file, to: size) }
+        }
+
+        /// A waiting lock, in turns: tried once a turn until it is free, so a writer waiting
+        /// for it never holds up the round (and the holder, in its turns, gets to release it).
+        func lock(_ file: OpenFile) throws(StorageError) {
+            while !(try turn({ () throws(StorageError) in try base.tryLock(file) })) {}
+        }
+
+        func openDirectory(_ path: String) throws(StorageError) -> OpenFile {
+            try turn { () throws(StorageError) in try base.openDirectory(path) }
+        }
+
+        func status(of name: String, in directory: OpenFile) throws(StorageError) -> FileStatus {
+            try turn { () throws(StorageError) in try base.status(of: name, in: directory) }
+        }
+
         private func turn<Result>(_ call: () throws(StorageError) -> Result) throws(StorageError) -> Result {
             lockstep.wait(writer)
             defer { lockstep.pass(writer) }

@@ -77,7 +77,8 @@ enum PowerCut {
             if exploration.exhaustive { report.exhaustive += 1 } else { report.bounded += 1 }
             for state in exploration.states {
                 report.states += 1
-                let found = await check(state.image, moment.allowed, keys: workload.keys)
+                let found = await check(
+                    state.image, moment.allowed, keys: workload.keys, appended: workload.appendedKeys)
                 report.oldSeen += found.old
                 report.newSeen += found.new
                 if !found.problems.isEmpty {
@@ -97,9 +98,12 @@ enum PowerCut {
         let allowed: [StorageKey: WorkloadRun.Allowed]
     }
 
-    /// Reopens the store on `image` and checks every key, the listings and the sweep.
+    /// Reopens the store on `image` and checks every key, the listings and the sweep. A key
+    /// some step appends to is read as lines: its finished lines must be an allowed value's,
+    /// and one more append must cut whatever unfinished line is left and add its own.
     private static func check(
-        _ image: SimulatedDisk.DiskImage, _ allowed: [StorageKey: WorkloadRun.Allowed], keys: [StorageKey]
+        _ image: SimulatedDisk.DiskImage, _ allowed: [StorageKey: WorkloadRun.Allowed], keys: [StorageKey],
+        appended: Set<StorageKey>
     ) async -> (problems: [String], old: Int, new: Int) {
         let disk = SimulatedDisk(image: image, sectorSize: sectorSize)
         let store: FileStore
@@ -122,13 +126,19 @@ enum PowerCut {
                 continue
             }
             if value != nil { present[key.namespace, default: []].insert(key.id) }
-            if allowance.settled.contains(value) {
+            let lines = appended.contains(key)
+            let seen = lines ? value.map { String(ValueLines.finished($0)) } : value
+            let asLines = { (values: Set<String?>) in
+                lines ? Set(values.map { $0.map { String(ValueLines.finished($0)) } }) : values
+            }
+            if asLines(allowance.settled).contains(seen) {
                 if !allowance.inFlight.isEmpty { old += 1 }
-            } else if allowance.inFlight.contains(value) {
+            } else if asLines(allowance.inFlight).contains(seen) {
                 new += 1
             } else {
                 problems.append("\(key) read \(describe(value)); it may hold only \(allowance)")
             }
+            if lines, let problem = await probe(store, key, holding: seen) { problems.append(problem) }
         }
         for namespace in Set(keys.map(\.namespace)).sorted() {
             do {
@@ -147,6 +157,22 @@ enum PowerCut {
             if !temps.isEmpty { problems.append("reopening left temp files in \(directory): \(temps)") }
         }
         return (problems, old, new)
+    }
+
+    /// Why one more append to `key`, whose finished lines are `lines` (`nil`: no value),
+    /// did not do what an append must, or `nil`: cut the unfinished line, add its own.
+    private static func probe(_ store: FileStore, _ key: StorageKey, holding lines: String?) async -> String? {
+        do {
+            let appended = try await store.append(key) { _ in "probe" }
+            let after = try await store.read(key)
+            guard let lines else { return appended || after != nil ? "an append re-created the absent \(key)" : nil }
+            if !appended || after != lines + "probe\n" {
+                return "appending to \(key) after the cut gave \(describe(after)), not its lines and the probe"
+            }
+            return nil
+        } catch {
+            return "appending to \(key) after the cut failed: \(error)"
+        }
     }
 
     /// A value as a violation shows it: its length, its head, and how much of it is zeros.

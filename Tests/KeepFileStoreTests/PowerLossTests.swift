@@ -64,6 +64,16 @@ struct PowerLossTests {
         }
     }
 
+    @Test("an append flushes its file and no directory: no name changes")
+    func anAppendFlushesNoDirectory() async throws {
+        let run = try await WorkloadRun.run(.appends, root: PowerCut.root, sectorSize: PowerCut.sectorSize) { $0 }
+        #expect(run.failures.isEmpty, "\(run.failures)")
+        let calls = run.records.map(\.call)
+        let file = PowerCut.root + "/store/chats/c1"
+        #expect(calls.filter { $0 == FileSystemCall.flush(file).description }.count == 3, "\(calls)")
+        #expect(!calls.contains { $0.hasPrefix("flushDirectory(") || $0.hasPrefix("rename(") }, "\(calls)")
+    }
+
     @Test("concurrent writers of one store share a directory flush: one for the first writer, one for the rest")
     func concurrentWritersShareAFlush() async throws {
         let run = try await WorkloadRun.run(

@@ -1,3 +1,4 @@
+import Foundation
 import KeepFileStore
 import KeepFileStoreTesting
 import KeepPorts
@@ -22,7 +23,9 @@ import Synchronization
 /// file system allows (``CrashStates`` enumerates the choices): each entry change whole or
 /// not at all (a rename is atomic), each ``sectorSize``-byte sector written since the
 /// file's last flush new or old (zeros past the old end), and the file's size any it had
-/// since that flush.
+/// since that flush. That covers appends and truncation alike: a file cut and then written
+/// past its cut may come back at its old size, with old bytes in the sectors not written
+/// through, until a flush.
 ///
 /// After every call, failed ones included, it records a ``Record``: what the call was and a
 /// ``Snapshot`` of the durable view and what was pending. A test cuts the power after any
@@ -35,6 +38,8 @@ final class SimulatedDisk: FileSystemCalls {
     /// several, and a write can land in part.
     let sectorSize: Int
     private let machine: Mutex<Machine>
+    /// Where a waiting ``lock(_:)`` sleeps until a close releases a lock.
+    private let released = NSCondition()
 
     /// One call as the disk saw it, and the disk right after it.
     struct Record: Sendable {
@@ -102,9 +107,7 @@ final class SimulatedDisk: FileSystemCalls {
 
     func open(_ path: String) throws(StorageError) -> OpenFile {
         try perform(FileSystemCall.open(path).description) { machine throws(StorageError) in
-            guard let entry = machine.lookup(path) else { throw .system("open", path: path, errno: ENOENT) }
-            guard case .file(let inode) = entry else { throw .system("open", path: path, errno: EISDIR) }
-            return machine.openHandle(inode, path: path, writable: false)
+            try machine.openExisting(path, writable: false)
         }
     }
 
@@ -150,10 +153,15 @@ final class SimulatedDisk: FileSystemCalls {
 
     func close(_ file: OpenFile) throws(StorageError) {
         try perform(FileSystemCall.close(file.path).description) { machine throws(StorageError) in
+            if machine.directoryHandles.removeValue(forKey: file.descriptor) != nil { return }
             let inode = try machine.handle(file, "close").inode
             machine.handles[file.descriptor] = nil
             if machine.locks[inode] == file.descriptor { machine.locks[inode] = nil }
         }
+        // A lock may have been released: every waiting `lock` looks again.
+        released.lock()
+        released.broadcast()
+        released.unlock()
     }
 
     func rename(_ from: String, to: String) throws(StorageError) {
@@ -214,6 +222,80 @@ final class SimulatedDisk: FileSystemCalls {
         }
     }
 
+    func openForAppending(_ path: String) throws(StorageError) -> OpenFile {
+        try perform(FileSystemCall.openForAppending(path).description) { machine throws(StorageError) in
+            try machine.openExisting(path, writable: true)
+        }
+    }
+
+    func status(_ file: OpenFile) throws(StorageError) -> FileStatus {
+        try perform(FileSystemCall.status(file.path).description) { machine throws(StorageError) in
+            machine.status(of: try machine.handle(file, "fstat").inode)
+        }
+    }
+
+    func read(_ file: OpenFile, count: Int, at offset: Int) throws(StorageError) -> [UInt8] {
+        try perform(FileSystemCall.read(file.path, count: count, at: offset).description) {
+            machine throws(StorageError) in
+            let bytes = machine.inodes[try machine.handle(file, "pread").inode]?.volatile ?? []
+            guard offset < bytes.count else { return [] }
+            return Array(bytes[offset..<min(bytes.count, offset + count)])
+        }
+    }
+
+    func truncate(_ file: OpenFile, to size: Int) throws(StorageError) {
+        try perform(FileSystemCall.truncate(file.path, to: size).description) { machine throws(StorageError) in
+            let handle = try machine.handle(file, "ftruncate")
+            guard handle.writable else { throw .system("ftruncate", path: file.path, errno: EBADF) }
+            machine.inodes[handle.inode]?.truncate(to: size)
+        }
+    }
+
+    /// Waits, the thread blocked, until no other open file holds `file`'s lock, then takes it.
+    func lock(_ file: OpenFile) throws(StorageError) {
+        released.lock()
+        defer { released.unlock() }
+        while true {
+            // Taken (or refused) and recorded as one call; a wait records nothing.
+            let taken = try perform(FileSystemCall.lock(file.path).description, recordingIf: { $0 }) {
+                machine throws(StorageError) -> Bool in
+                let inode = try machine.handle(file, "flock").inode
+                if let holder = machine.locks[inode], holder != file.descriptor { return false }
+                machine.locks[inode] = file.descriptor
+                return true
+            }
+            if taken { return }
+            released.wait()
+        }
+    }
+
+    func openDirectory(_ path: String) throws(StorageError) -> OpenFile {
+        try perform(FileSystemCall.openDirectory(path).description) { machine throws(StorageError) in
+            guard machine.volatile[path] != nil else {
+                throw .system("open", path: path, errno: machine.lookup(path) == nil ? ENOENT : ENOTDIR)
+            }
+            let descriptor = machine.nextDescriptor
+            machine.nextDescriptor += 1
+            machine.directoryHandles[descriptor] = path
+            return OpenFile(descriptor: descriptor, path: path)
+        }
+    }
+
+    func status(of name: String, in directory: OpenFile) throws(StorageError) -> FileStatus {
+        let path = Self.join(directory.path, name)
+        return try perform(FileSystemCall.statusOfName(path).description) { machine throws(StorageError) in
+            guard let opened = machine.directoryHandles[directory.descriptor] else {
+                throw .system("lstat", path: path, errno: EBADF)
+            }
+            switch machine.volatile[opened]?[name] {
+            case nil: throw .system("lstat", path: path, errno: ENOENT)
+            case .directory?:
+                return FileStatus(kind: .directory, size: 0, modified: 0, inode: 0, linkCount: 1)
+            case .file(let inode)?: return machine.status(of: inode)
+            }
+        }
+    }
+
     // MARK: - Beyond the seam
 
     /// Opens `path` for writing the way an in-place writer does (`O_CREAT | O_TRUNC`): the
@@ -222,7 +304,7 @@ final class SimulatedDisk: FileSystemCalls {
     func openTruncating(_ path: String) throws(StorageError) -> OpenFile {
         try perform("open(O_TRUNC)(\(path))") { machine throws(StorageError) in
             guard case .file(let inode)? = machine.lookup(path) else { return try machine.create(path) }
-            machine.inodes[inode]?.truncate()
+            machine.inodes[inode]?.truncate(to: 0)
             return machine.openHandle(inode, path: path, writable: true)
         }
     }
@@ -241,11 +323,18 @@ final class SimulatedDisk: FileSystemCalls {
 
     /// Runs one call on the machine and records it with the disk after it, failed or not.
     private func perform<Result: Sendable>(
-        _ call: String, _ body: (inout Machine) throws(StorageError) -> Result
+        _ call: String, recordingIf recorded: (Result) -> Bool = { _ in true },
+        _ body: (inout Machine) throws(StorageError) -> Result
     ) throws(StorageError) -> Result {
         try machine.withLock { machine throws(StorageError) -> Result in
-            defer { machine.records.append(Record(call: call, snapshot: machine.snapshot)) }
-            return try body(&machine)
+            do throws(StorageError) {
+                let result = try body(&machine)
+                if recorded(result) { machine.records.append(Record(call: call, snapshot: machine.snapshot)) }
+                return result
+            } catch {
+                machine.records.append(Record(call: call, snapshot: machine.snapshot))
+                throw error
+            }
         }
     }
 }
@@ -265,15 +354,23 @@ extension SimulatedDisk {
         var durable: [UInt8] = []
         var unsyncedSizes: [Int] = []
         var writeBackFailed = false
+        /// How many times its bytes changed: the disk's stand-in for a modification time.
+        var changes = 0
 
         mutating func append(_ bytes: [UInt8]) {
             volatile += bytes
+            changes += 1
             if !writeBackFailed { unsyncedSizes.append(volatile.count) }
         }
 
-        mutating func truncate() {
-            volatile = []
-            if !writeBackFailed { unsyncedSizes.append(0) }
+        /// Cuts the file to `size` bytes. Cut back to no more than it holds on the medium,
+        /// a file whose write-back failed has lost nothing any more: later writes reach the
+        /// medium at their flush, as Linux writes pages dirtied after a failed write-back.
+        mutating func truncate(to size: Int) {
+            volatile.removeLast(max(0, volatile.count - size))
+            changes += 1
+            if writeBackFailed, size <= durable.count { writeBackFailed = false }
+            if !writeBackFailed { unsyncedSizes.append(volatile.count) }
         }
 
         mutating func flush() {
@@ -352,6 +449,8 @@ extension SimulatedDisk {
         var pending: [PendingChange] = []
         var inodes: [Int: Inode]
         var handles: [Int32: Handle] = [:]
+        /// Open directories (``SimulatedDisk/openDirectory(_:)``), by descriptor: their paths.
+        var directoryHandles: [Int32: String] = [:]
         var locks: [Int: Int32] = [:]
         var nextInode: Int
         var nextDescriptor: Int32 = 3
@@ -369,6 +468,17 @@ extension SimulatedDisk {
 
         var snapshot: Snapshot { Snapshot(durable: durable, pending: pending, inodes: inodes) }
 
+        /// What `fstat` says of the file `inode`, in the volatile view.
+        func status(of inode: Int) -> FileStatus {
+            let links = volatile.values.reduce(0) { count, entries in
+                count + entries.values.filter { $0 == .file(inode) }.count
+            }
+            let file = inodes[inode]
+            return FileStatus(
+                kind: .regular, size: Int64(file?.volatile.count ?? 0), modified: Int64(file?.changes ?? 0),
+                inode: UInt64(inode), linkCount: links)
+        }
+
         func lookup(_ path: String) -> Entry? {
             guard let (parent, name) = SimulatedDisk.split(path) else { return .directory }
             return volatile[parent]?[name]
@@ -379,6 +489,13 @@ extension SimulatedDisk {
                 throw .system(operation, path: file.path, errno: EBADF)
             }
             return handle
+        }
+
+        /// The existing file at `path`, opened; `ENOENT` for no name, `EISDIR` for a directory.
+        mutating func openExisting(_ path: String, writable: Bool) throws(StorageError) -> OpenFile {
+            guard let entry = lookup(path) else { throw .system("open", path: path, errno: ENOENT) }
+            guard case .file(let inode) = entry else { throw .system("open", path: path, errno: EISDIR) }
+            return openHandle(inode, path: path, writable: writable)
         }
 
         mutating func openHandle(_ inode: Int, path: String, writable: Bool) -> OpenFile {

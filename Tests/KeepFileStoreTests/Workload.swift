@@ -16,6 +16,8 @@ struct Workload: Sendable, CustomTestStringConvertible {
     /// One store operation.
     enum Operation: Sendable, Hashable, CustomStringConvertible {
         case write(StorageKey, String)
+        /// An append of this line (its newline added by the store).
+        case append(StorageKey, String)
         case remove(StorageKey)
         case clear(Namespace)
         /// The data root made as a launch makes it before anything is written (the store
@@ -27,6 +29,7 @@ struct Workload: Sendable, CustomTestStringConvertible {
             switch self {
             case .makeDataRoot: try DataRoot.makeDirectory(store.root, calls: store.calls)
             case .write(let key, let value): try await store.write(key, value)
+            case .append(let key, let line): _ = try await store.append(key) { _ in line }
             case .remove(let key): try await store.remove(key)
             case .clear(let namespace): try await store.clear(namespace)
             }
@@ -36,6 +39,7 @@ struct Workload: Sendable, CustomTestStringConvertible {
         func effect(on key: StorageKey) -> Effect {
             switch self {
             case .write(key, let value): .sets(value)
+            case .append(key, let line): .appends(line)
             case .remove(key): .sets(nil)
             case .clear(key.namespace): .sets(nil)
             default: .untouched
@@ -45,6 +49,7 @@ struct Workload: Sendable, CustomTestStringConvertible {
         var description: String {
             switch self {
             case .write(let key, let value): "write \(key) (\(value.utf8.count) bytes)"
+            case .append(let key, let line): "append to \(key) (\(line.utf8.count) bytes)"
             case .remove(let key): "remove \(key)"
             case .clear(let namespace): "clear \(namespace.rawValue)"
             case .makeDataRoot: "make the data root"
@@ -55,7 +60,18 @@ struct Workload: Sendable, CustomTestStringConvertible {
     /// What an operation does to one key.
     enum Effect: Equatable {
         case sets(String?)
+        /// Adds this line to the value's finished lines, when there is a value.
+        case appends(String)
         case untouched
+
+        /// What the key holds after this effect, when it held `value` before.
+        func applied(to value: String?) -> String? {
+            switch self {
+            case .sets(let new): new
+            case .appends(let line): value.map { ValueLines.finished($0) + line + "\n" }
+            case .untouched: value
+            }
+        }
     }
 
     /// One step: an operation, or several at once.
@@ -81,6 +97,19 @@ struct Workload: Sendable, CustomTestStringConvertible {
         case free
     }
 
+    /// The keys some step appends to: read as lines, their unfinished last line ignored.
+    var appendedKeys: Set<StorageKey> {
+        var keys = Set<StorageKey>()
+        for step in steps {
+            switch step {
+            case .one(let operation): if case .append(let key, _) = operation { keys.insert(key) }
+            case .together(let operations, _), .sharing(let operations):
+                for case .append(let key, _) in operations { keys.insert(key) }
+            }
+        }
+        return keys
+    }
+
     /// Every key the workload touches, setup included, in a stable order.
     var keys: [StorageKey] {
         var keys = Set(setup.keys)
@@ -99,7 +128,8 @@ struct Workload: Sendable, CustomTestStringConvertible {
     // MARK: - The workloads
 
     static let all: [Workload] = [
-        overwrite, create, firstLaunch, remove, clear, mixed, twoWritersAtOnce, concurrentWriters, turn,
+        overwrite, create, firstLaunch, remove, clear, mixed, twoWritersAtOnce, concurrentWriters, turn, appends,
+        appendAfterATornLine, appendsAndWrites, turnAsAnAppend,
     ]
 
     /// One key overwritten with a longer value, then a shorter one.
@@ -190,6 +220,54 @@ struct Workload: Sendable, CustomTestStringConvertible {
             .one(.remove(d1)),
         ])
 
+    /// Three lines appended to a value one after another.
+    static let appends = Workload(
+        name: "appends", setup: [c1: line(c1, 0, length: 30) + "\n"],
+        steps: [
+            .one(.append(c1, line(c1, 1, length: 40))), .one(.append(c1, line(c1, 2, length: 70))),
+            .one(.append(c1, line(c1, 3, length: 25))),
+        ])
+
+    /// Appends to a value a crash left with an unfinished last line (no newline, no NUL):
+    /// the first append cuts it, and a power cut never brings its bytes back inside a line.
+    static let appendAfterATornLine = Workload(
+        name: "appends after an unfinished line",
+        setup: [c1: line(c1, 0, length: 20) + "\n" + line(c2, 9, length: 36)],
+        steps: [.one(.append(c1, line(c1, 1, length: 45))), .one(.append(c1, line(c1, 2, length: 30)))])
+
+    /// Appends mixed with whole writes and removals: an append after a write, to an absent
+    /// key (nothing created), and after a removal (nothing re-created).
+    static let appendsAndWrites = Workload(
+        name: "appends, writes and removals",
+        setup: [c1: line(c1, 0, length: 28) + "\n", d1: value(d1, 0, length: 30)],
+        steps: [
+            .one(.append(c1, line(c1, 1, length: 50))), .one(.write(c1, line(c1, 2, length: 33) + "\n")),
+            .one(.append(c1, line(c1, 3, length: 41))), .one(.append(c2, line(c2, 1, length: 20))),
+            .one(.write(d1, value(d1, 1, length: 26))), .one(.remove(c1)), .one(.append(c1, line(c1, 4, length: 18))),
+        ])
+
+    /// A turn of format 3, as the store sees it: the question kept as the draft, one line
+    /// appended to a chat of many records, the draft cleared. No directory flush is needed
+    /// for the line, and none is made.
+    static let turnAsAnAppend = Workload(
+        name: "a turn as an append: draft, line appended to 200 records, draft cleared",
+        setup: [c1: (0..<200).map { line(c1, $0, length: 40) + "\n" }.joined()],
+        steps: [
+            .one(.write(d1, value(d1, 1, length: 40))), .one(.append(c1, line(c1, 5, length: 120))),
+            .one(.remove(d1)),
+        ])
+
+    /// Line `version` of `key`, about `length` bytes: as ``value(_:_:length:)``, never a
+    /// newline, with a two-byte `é` for every fifth letter, so that a sector's edge can cut a
+    /// character in two.
+    static func line(_ key: StorageKey, _ version: Int, length: Int) -> String {
+        var line = ""
+        for (index, character) in value(key, version, length: length).enumerated() {
+            line.append(index > 12 && index % 5 == 0 ? "é" : character)
+        }
+        return line
+    }
+
     static let c1 = StorageKey(.chats, "c1")
     static let c2 = StorageKey(.chats, "c2")
     static let c3 = StorageKey(.chats, "c3")
@@ -212,7 +290,7 @@ extension Workload.Operation {
     /// The namespace the operation works in.
     var namespace: Namespace {
         switch self {
-        case .write(let key, _), .remove(let key): key.namespace
+        case .write(let key, _), .append(let key, _), .remove(let key): key.namespace
         case .clear(let namespace): namespace
         case .makeDataRoot: .cache  // in no namespace; never one of a `sharing` step
         }
@@ -221,7 +299,7 @@ extension Workload.Operation {
     /// The keys the operation names (a clear names none: it reaches every key of its namespace).
     fileprivate var keys: [StorageKey] {
         switch self {
-        case .write(let key, _), .remove(let key): [key]
+        case .write(let key, _), .append(let key, _), .remove(let key): [key]
         case .clear, .makeDataRoot: []
         }
     }

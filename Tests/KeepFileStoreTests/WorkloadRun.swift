@@ -161,10 +161,13 @@ struct WorkloadRun: Sendable {
         var result: [StorageKey: Allowed] = [:]
         for (key, initialValue) in initial {
             // Each candidate: a value, when its operation began, and when it was acknowledged.
+            // An append's value is the one before it with its line added: appends are only
+            // ever in steps of one operation, so the one before is the previous candidate.
             var candidates: [(value: String?, start: Int, end: Int?)] = [(initialValue, -1, 0)]
             for outcome in operations {
-                if case .sets(let value) = outcome.operation.effect(on: key) {
-                    candidates.append((value, outcome.start, outcome.end))
+                let effect = outcome.operation.effect(on: key)
+                if effect != .untouched {
+                    candidates.append((effect.applied(to: candidates.last?.value ?? nil), outcome.start, outcome.end))
                 }
             }
             let acknowledged = candidates.filter { candidate in candidate.end.map { $0 <= cut } ?? false }

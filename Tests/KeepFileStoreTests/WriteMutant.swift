@@ -1,4 +1,5 @@
 import KeepFileStore
+import KeepFileStoreTesting
 import KeepPorts
 import Synchronization
 import Testing
@@ -31,9 +32,20 @@ enum WriteMutant: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// A flush that fails with `EIO` is tried again, and its success believed. Only a disk
     /// whose flush fails (``SimulatedDisk/failFlushes(_:)``) can catch it.
     case flushRetried = "a failed fsync retried"
+    /// An append's flushes are dropped: an acknowledged line can be lost.
+    case appendNotFlushed = "no fsync of an appended line"
+    /// The flush after an unfinished last line is cut is dropped: a power cut can bring bytes
+    /// of the cut tail back inside the new line, a whole line of garbage.
+    case cutNotFlushed = "no fsync of the cut of an unfinished line"
+    /// The cut of an unfinished last line is dropped: the line lands after the garbage.
+    case tailKept = "an unfinished last line not cut"
+    /// Appenders and writers take no lock: a line can land in a file a rename just replaced.
+    /// Only a race can catch it, never a power cut.
+    case noAppendLock = "appends and writes without the lock"
 
-    /// The mutants a power cut on a disk that never fails must catch: all but ``flushRetried``.
-    static let caughtByAPowerCut = allCases.filter { $0 != .flushRetried }
+    /// The mutants a power cut on a disk that never fails must catch: all but ``flushRetried``
+    /// and ``noAppendLock``.
+    static let caughtByAPowerCut = allCases.filter { $0 != .flushRetried && $0 != .noAppendLock }
 
     var testDescription: String { rawValue }
 
@@ -48,8 +60,9 @@ enum WriteMutant: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// The wrapper that carries a ``WriteMutant`` out.
-private final class MutatedCalls: FileSystemCalls {
+private final class MutatedCalls: ForwardingFileSystemCalls {
     let disk: SimulatedDisk
+    var base: any FileSystemCalls { disk }
     let mutant: WriteMutant
     /// For ``WriteMutant/writeInPlace``: the bytes written so far to each temp the store
     /// thinks it has, by its name, and the next stand-in descriptor (negative: never a disk's).
@@ -57,6 +70,9 @@ private final class MutatedCalls: FileSystemCalls {
     /// For ``WriteMutant/noFlushAfterRemove``: directories with a value unlinked since their
     /// last flush.
     private let removedIn = Mutex<Set<String>>([])
+    /// For the append mutants: descriptors opened for appending, and those cut since their
+    /// last flush.
+    private let appending = Mutex<(open: Set<Int32>, cut: Set<Int32>)>((open: [], cut: []))
 
     init(disk: SimulatedDisk, mutant: WriteMutant) {
         self.disk = disk
@@ -99,8 +115,29 @@ private final class MutatedCalls: FileSystemCalls {
         }
     }
 
+    func openForAppending(_ path: String) throws(StorageError) -> OpenFile {
+        let file = try disk.openForAppending(path)
+        appending.withLock { _ = $0.open.insert(file.descriptor) }
+        return file
+    }
+
+    func truncate(_ file: OpenFile, to size: Int) throws(StorageError) {
+        if mutant == .tailKept { return }
+        try disk.truncate(file, to: size)
+        appending.withLock { _ = $0.cut.insert(file.descriptor) }
+    }
+
+    func lock(_ file: OpenFile) throws(StorageError) {
+        if mutant == .noAppendLock { return }
+        try disk.lock(file)
+    }
+
     func flush(_ file: OpenFile) throws(StorageError) {
         if isStandIn(file) || (mutant == .noTempFlush && WriteMutant.isTemp(file.path)) { return }
+        let (appended, cut) = appending.withLock { state in
+            (state.open.contains(file.descriptor), state.cut.remove(file.descriptor) != nil)
+        }
+        if appended && (mutant == .appendNotFlushed || (mutant == .cutNotFlushed && cut)) { return }
         do {
             try disk.flush(file)
         } catch let error where mutant == .flushRetried && error.errno == EIO {
@@ -109,6 +146,10 @@ private final class MutatedCalls: FileSystemCalls {
     }
 
     func close(_ file: OpenFile) throws(StorageError) {
+        appending.withLock { state in
+            state.open.remove(file.descriptor)
+            state.cut.remove(file.descriptor)
+        }
         if isStandIn(file) {
             deferred.withLock { $0.temps[file.path] = nil }
         } else {
@@ -140,12 +181,6 @@ private final class MutatedCalls: FileSystemCalls {
             removedIn.withLock { _ = $0.insert(directory) }
         }
     }
-
-    func makeDirectory(_ path: String, mode: mode_t) throws(StorageError) {
-        try disk.makeDirectory(path, mode: mode)
-    }
-
-    func listDirectory(_ path: String) throws(StorageError) -> [String] { try disk.listDirectory(path) }
 
     func readFile(_ path: String) throws(StorageError) -> [UInt8] { try disk.readFile(mapped(path)) }
 

@@ -29,7 +29,7 @@ struct WritePathTests {
         try await store.write(key, "the new value")
         try Self.expectAtomicReplace(
             recorder.calls, directory: directory.appending("store/chats"), name: "c1",
-            byteCount: "the new value".utf8.count)
+            byteCount: "the new value".utf8.count, replacing: overwriting)
         #expect(try await store.read(key) == "the new value")
     }
 
@@ -268,9 +268,10 @@ struct WritePathTests {
 
     /// Checks that `calls` replaced `directory/name` the atomic way: a new temp file beside
     /// it, locked, written, flushed, renamed over it, and the directory flushed; the target
-    /// itself never opened for writing, written or removed.
+    /// itself never opened for writing, written or removed, and, when it was `replacing` a
+    /// file, that file locked across the rename.
     static func expectAtomicReplace(
-        _ calls: [FileSystemCall], directory: String, name: String, byteCount: Int,
+        _ calls: [FileSystemCall], directory: String, name: String, byteCount: Int, replacing: Bool = true,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let target = directory + "/" + name
@@ -292,8 +293,20 @@ struct WritePathTests {
         let found = positions.compactMap { $0 }
         #expect(found == found.sorted(), "out of order: \(order)", sourceLocation: sourceLocation)
         #expect(calls.filter { $0 == .flush(temp) }.count == 1, sourceLocation: sourceLocation)
-        // Reading the target is fine (the legacy store reads before it rewrites); writing it is not.
-        let onTarget = calls.filter { $0.path == target && $0.operation != "readFile" }
+        // The file replaced, when there is one, is locked (read-only) just before the rename
+        // and released after it, so an append under way finishes in it first.
+        if replacing {
+            let opened = calls.firstIndex(of: .open(target)) ?? renameIndex
+            let locked = calls.firstIndex(of: .lock(target))
+            let released = calls.lastIndex(of: .close(target))
+            #expect(
+                locked.map { opened < $0 && $0 < renameIndex } == true && released.map { $0 > renameIndex } == true,
+                "the replaced file was not locked across the rename: \(calls)", sourceLocation: sourceLocation)
+        }
+        // Reading the target is fine (the legacy store reads before it rewrites), and so is
+        // locking it; writing it is not.
+        let readOnly: Set = ["readFile", "open", "lock", "status", "close"]
+        let onTarget = calls.filter { $0.path == target && !readOnly.contains($0.operation) }
         #expect(onTarget.isEmpty, "the target was touched directly: \(onTarget)", sourceLocation: sourceLocation)
     }
 

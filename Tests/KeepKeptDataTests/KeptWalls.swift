@@ -4,19 +4,10 @@ import Testing
 
 @testable import KeepKeptData
 
-/// The walls of kept data, as rules over the source tree: each a sentence, a scan that
-/// answers its violations, and a planted breach the scan must see (so a wall that finds
-/// nothing is known to be looking).
-struct KeptWall: Sendable, CustomTestStringConvertible {
-    /// The rule, as a sentence.
-    let rule: String
-    /// The violations of the rule in a tree, each naming the file and what is wrong.
-    let violations: @Sendable ([SourceFile]) -> [String]
-    /// Files that break the rule, added to the real tree to prove the scan sees a breach.
-    let breach: [SourceFile]
-
-    var testDescription: String { rule }
-}
+/// The walls of kept data, as rules over the source tree (``KeepTestSupport/SourceWall``):
+/// each a sentence, a scan that answers its violations, and a planted breach the scan must
+/// see.
+enum KeptWall {}
 
 extension SourceFile {
     /// Whether the file belongs to a tool that is no part of the app (see ``KeptWall/Exception/tools``).
@@ -47,39 +38,33 @@ extension KeptWall {
         /// (`chat-index.sqlite`), never the kept-data database, holding no sealed record;
         /// its tables are its own and no owner's.
         static let chatIndex = ["Sources/KeepChatIndex/ChatIndex.swift", "Sources/KeepChatIndex/ChatIndexSchema.swift"]
+        /// The ports library's own store port: the secure store the data key is kept in,
+        /// which is no owner's.
+        static let portsOfTheLibrary = ["KeyStorePort"]
         /// The sealing port's implementation on libcrypto.
         static let sealingImplementation = [
             "Sources/KeepSealed/AESGCMSealer.swift", "Sources/KeepSealed/LibCrypto.swift",
         ]
     }
 
-    static let all: [KeptWall] = [
+    static let all: [SourceWall] = [
         sqliteImportedOnlyByTheWrapper, sqliteDatabaseOnlyInStoresAndTheRoot, sqlOnlyInStores,
-        libcryptoOnlyThroughTheSealer, storePortsSpeakSealedRecords, storesTakeNoCredential, tablesCarryTheirOwner,
+        libcryptoOnlyThroughTheSealer, storeOnlyThroughItsPort, storePortsAreTheOwners, storePortsSpeakSealedRecords,
+        storesTakeNoCredential, tablesCarryTheirOwner,
         markersTablesSayWhatIsNew, subjectTablesForgetServers, everyShapeIsTested,
     ]
 
-    /// The rule behind "X is used only in Y": files whose code matches `pattern`, outside
-    /// the places allowed.
-    private static func onlyIn(
-        _ pattern: String, allowed: @escaping @Sendable (SourceFile) -> Bool, what: String
-    ) -> @Sendable ([SourceFile]) -> [String] {
-        { files in
-            files.filter { !allowed($0) && !$0.matches(pattern).isEmpty }.map { "\($0.path) \(what)" }
-        }
-    }
-
-    static let sqliteImportedOnlyByTheWrapper = KeptWall(
+    static let sqliteImportedOnlyByTheWrapper = SourceWall(
         rule: "the SQLite module is imported only by the SQLite wrapper, KeepSQLite",
-        violations: onlyIn(
+        violations: SourceWall.onlyIn(
             #"(?m)^\s*(?:@\w+\s+)*(?:(?:internal|public|private|fileprivate|package)\s+)?import\s+CSQLite\b"#,
             allowed: { $0.target == Exception.sqliteWrapper || $0.isTool },
             what: "imports CSQLite"),
         breach: [SourceFile(path: "Sources/KeepKeptData/Engines/Leak.swift", text: "internal import CSQLite\n")])
 
-    static let sqliteDatabaseOnlyInStoresAndTheRoot = KeptWall(
+    static let sqliteDatabaseOnlyInStoresAndTheRoot = SourceWall(
         rule: "the SQLite database is used only by owners' stores and the composition root",
-        violations: onlyIn(
+        violations: SourceWall.onlyIn(
             #"\bSQLite(?:Database|Transaction|Row|Value)\b"#,
             allowed: {
                 [Exception.sqliteWrapper, "KeepSealed"].contains($0.target) || $0.isStoreCode
@@ -90,9 +75,9 @@ extension KeptWall {
                 path: "Sources/KeepKeptData/Engines/EnginesShortcut.swift", text: "let database: SQLiteDatabase\n")
         ])
 
-    static let sqlOnlyInStores = KeptWall(
+    static let sqlOnlyInStores = SourceWall(
         rule: "SQL text appears only in owners' store classes, the SQLite wrapper and the vault's bookkeeping",
-        violations: onlyIn(
+        violations: SourceWall.onlyIn(
             #"\b(?:SELECT\s|INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET|CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX|TRIGGER|VIEW)|DROP\s+(?:TABLE|INDEX|TRIGGER|VIEW)|ALTER\s+TABLE|PRAGMA\s|BEGIN\s+(?:IMMEDIATE|DEFERRED|EXCLUSIVE)|ATTACH\s)"#,
             allowed: {
                 $0.isStoreCode || Exception.sqlOutsideStores.contains($0.path) || $0.isTool
@@ -104,17 +89,17 @@ extension KeptWall {
                 text: #"let query = "DELETE FROM engines_readings""# + "\n")
         ])
 
-    static let libcryptoOnlyThroughTheSealer = KeptWall(
+    static let libcryptoOnlyThroughTheSealer = SourceWall(
         rule: "libcrypto is reached only through the sealing port's implementation",
         violations: { files in
-            onlyIn(
+            SourceWall.onlyIn(
                 #"(?m)^\s*(?:@\w+\s+)*(?:(?:internal|public|private|fileprivate|package)\s+)?import\s+CCrypto\b"#,
                 allowed: { Exception.sealingImplementation.contains($0.path) || $0.isTool },
                 what: "imports CCrypto")(files)
-                + onlyIn(
+                + SourceWall.onlyIn(
                     #"\bLibCrypto\b"#, allowed: { $0.target == "KeepSealed" || $0.isTool },
                     what: "calls libcrypto's wrapper")(files)
-                + onlyIn(
+                + SourceWall.onlyIn(
                     #"\bAESGCMSealer\b"#,
                     allowed: {
                         $0.target == "KeepSealed" || $0.isUnder(Exception.compositionRoot)
@@ -126,6 +111,69 @@ extension KeptWall {
                 path: "Sources/KeepKeptData/Chats/ChatsKeeper.swift",
                 text: "let sealer = try AESGCMSealer(dataKey: key)\n"),
             SourceFile(path: "Sources/KeepCore/Hash.swift", text: "import CCrypto\n"),
+        ])
+
+    // MARK: - Who sees a store
+
+    /// The store classes of the owners: every type in an owner's folder that conforms to a
+    /// store port (`…StorePort`), with the file that declares it.
+    static func storeClasses(_ files: [SourceFile]) -> [(name: String, file: SourceFile)] {
+        files.filter { $0.owner != nil }.flatMap { file in
+            file.matches(#"(?:actor|class|struct|enum)\s+(\w+)\s*:[^{]*\b\w+StorePort\b"#).map { ($0, file) }
+        }
+    }
+
+    static let storeOnlyThroughItsPort = SourceWall(
+        rule:
+            "a store class is named only in its own folder and by the composition root: its keeper sees its port alone",
+        violations: { files in
+            let stores = storeClasses(files)
+            var found = stores.isEmpty ? ["no store class found: the scan is not looking"] : []
+            for (store, declaring) in stores {
+                for file in files where !file.matches("\\b\(store)\\b").isEmpty {
+                    let ownFolder =
+                        file.path == declaring.path
+                        || (file.isStoreCode && declaring.isStoreCode && file.owner == declaring.owner)
+                    if ownFolder || file.isUnder(Exception.compositionRoot) || file.isTool { continue }
+                    found.append("\(file.path) names the store class \(store)")
+                }
+            }
+            return found
+        },
+        breach: [
+            SourceFile(
+                path: "Sources/KeepKeptData/Engines/EnginesKeeper.swift",
+                text: "let store = try await EnginesSQLiteStore.open(database)\n"),
+            SourceFile(path: "Sources/KeepReports/ChatsPeek.swift", text: "let store = ChatsMemoryStore()\n"),
+        ])
+
+    static let storePortsAreTheOwners = SourceWall(
+        rule: "a store port is declared by its owner, in the owner's folder: none in the ports library",
+        violations: { files in
+            var found: [String] = []
+            var ports = 0
+            for file in files {
+                for port in file.matches(#"protocol\s+(\w+StorePort)\b"#) {
+                    ports += 1
+                    guard let owner = file.owner else {
+                        if !Exception.portsOfTheLibrary.contains(port) {
+                            found.append("\(file.path) declares the store port \(port) outside an owner's folder")
+                        }
+                        continue
+                    }
+                    if !port.lowercased().hasPrefix(owner) {
+                        found.append("\(file.path) declares \(port) in the folder of \(owner)")
+                    }
+                }
+            }
+            return ports == 0 ? ["no store port found: the scan is not looking"] : found
+        },
+        breach: [
+            SourceFile(
+                path: "Sources/KeepPorts/EnginesStorePort.swift",
+                text:
+                    "public protocol EnginesStorePort: Sendable {\n    func keepReading(_ reading: KeptRecord) async\n}\n"
+            )
         ])
 
     // MARK: - What a store sees
@@ -147,7 +195,7 @@ extension KeptWall {
         return names
     }
 
-    static let storePortsSpeakSealedRecords = KeptWall(
+    static let storePortsSpeakSealedRecords = SourceWall(
         rule: "a store port takes and returns only sealed payloads, subject hashes and bookkeeping",
         violations: { files in
             var found: [String] = []
@@ -179,7 +227,7 @@ extension KeptWall {
     static let credentials =
         #"\b(?:SecretRef|SecretSlot|SecretsPort|KeyStorePort|KeyName|SecretServiceSecrets|SecretServiceKeyStore|SettingsStore|apiKey|[Tt]oken|[Pp]assword|[Cc]redential|[Bb]earer|Authorization|[Ss]ession|[Pp]airing)\b"#
 
-    static let storesTakeNoCredential = KeptWall(
+    static let storesTakeNoCredential = SourceWall(
         rule:
             "no store method takes a credential, session or pairing value, and a store imports only KeepSQLite, KeepSealed and KeepPorts",
         violations: { files in
@@ -215,7 +263,7 @@ extension KeptWall {
         }
     }
 
-    static let tablesCarryTheirOwner = KeptWall(
+    static let tablesCarryTheirOwner = SourceWall(
         rule: "a table carries its owner's prefix, is created in its owner's store and is named in no other module",
         violations: { files in
             var found: [String] = []
@@ -259,7 +307,7 @@ extension KeptWall {
             })
     }
 
-    static let markersTablesSayWhatIsNew = KeptWall(
+    static let markersTablesSayWhatIsNew = SourceWall(
         rule: "every module with a markers table says what is new",
         violations: { files in
             let saying = owners(implementing: "SaysWhatIsNew", in: files)
@@ -275,7 +323,7 @@ extension KeptWall {
                 text: #"let sql = "CREATE TABLE household_markers (subject BLOB)""# + "\n")
         ])
 
-    static let subjectTablesForgetServers = KeptWall(
+    static let subjectTablesForgetServers = SourceWall(
         rule: "every module with rows about a server forgets them when the server is forgotten",
         violations: { files in
             let forgetting = owners(implementing: "ForgetsServers", in: files)
@@ -297,7 +345,7 @@ extension KeptWall {
 
     // MARK: - Shapes
 
-    static let everyShapeIsTested = KeptWall(
+    static let everyShapeIsTested = SourceWall(
         rule: "every kept shape in the sources has its versions read by the shape tests",
         violations: { files in
             let inSources = Set(files.flatMap { $0.matches(#"(?:enum|struct)\s+(\w+)\s*:\s*KeptShape\b"#) })

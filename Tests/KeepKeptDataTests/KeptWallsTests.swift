@@ -10,14 +10,14 @@ import Testing
 @Suite("The walls of kept data, over the source tree")
 struct KeptWallsTests {
     @Test("the wall holds over the source tree", arguments: KeptWall.all)
-    func wallHolds(_ wall: KeptWall) throws {
+    func wallHolds(_ wall: SourceWall) throws {
         let tree = try SourceTree.sources()
         #expect(tree.count > 50, "the tree was found: \(SourceTree.root.path)")
         #expect(wall.violations(tree) == [])
     }
 
     @Test("the wall's scan sees a breach planted in the source tree", arguments: KeptWall.all)
-    func wallSeesABreach(_ wall: KeptWall) throws {
+    func wallSeesABreach(_ wall: SourceWall) throws {
         #expect(!wall.violations(try SourceTree.sources() + wall.breach).isEmpty)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import KeepConformance
 import KeepPorts
+import Synchronization
 import Testing
 
 @Suite("The in-memory adapters")
@@ -8,6 +9,54 @@ struct MemoryAdapterTests {
     @Test("MemoryStorage honours the storage contract", arguments: StorageContract.cases)
     func memoryStorageHonoursTheContract(_ rule: StorageContract.Case) async throws {
         try await rule.check { MemoryStorage() }
+    }
+
+    @Test("MemoryStorage honours the append contract", arguments: AppendContract.cases)
+    func memoryStorageHonoursTheAppendContract(_ rule: AppendContract.Case) async throws {
+        try await rule.check { MemoryStorage() }
+    }
+
+    @Test("MemoryStorage tells an append the value's length in bytes, after its unfinished line is cut")
+    func memoryStorageOffsets() async throws {
+        let storage = MemoryStorage()
+        let key = StorageKey(.chats, "c1")
+        try await storage.write(key, "héad\nhalf")
+        let offsets = Mutexed<[Int]>([])
+        for line in ["one", "twö"] {
+            _ = try await storage.append(key) { offset in
+                offsets.value.append(offset)
+                return line
+            }
+        }
+        #expect(offsets.value == [6, 10])
+        #expect(try await storage.read(key) == "héad\none\ntwö\n")
+    }
+
+    @Test("a MemoryStorage stamp changes with every write and append of its value, and with nothing else")
+    func memoryStorageStamps() async throws {
+        let storage = MemoryStorage()
+        let key = StorageKey(.chats, "c1")
+        #expect(try await storage.stamp(key) == nil)
+        #expect(await storage.stamps(.chats).isEmpty)
+        try await storage.write(key, "one\n")
+        try await storage.write(StorageKey(.chats, "c2"), "other")
+        let first = try #require(try await storage.stamp(key))
+        #expect(first.size == 4 && first.isTrusted)
+        _ = try await storage.read(key)
+        try await storage.write(StorageKey(.drafts, "c1"), "a draft")
+        #expect(try await storage.stamp(key) == first, "a read, or a write of another key, changed the stamp")
+        try await storage.write(key, "one\n")
+        let rewritten = try #require(try await storage.stamp(key))
+        #expect(rewritten.size == first.size && rewritten.changeToken != first.changeToken)
+        _ = try await storage.append(key) { _ in "two" }
+        let appended = try #require(try await storage.stamp(key))
+        #expect(appended.size == 8 && appended.changeToken != rewritten.changeToken)
+        #expect(
+            await storage.stamps(.chats) == [
+                "c1": appended, "c2": try #require(try await storage.stamp(StorageKey(.chats, "c2"))),
+            ])
+        try await storage.remove(key)
+        #expect(try await storage.stamp(key) == nil)
     }
 
     @Test("MemorySecrets honours the secrets contract", arguments: SecretsContract.cases)
@@ -99,5 +148,17 @@ struct PortTypeTests {
     func protection() {
         #expect(SecretProtection.allCases.filter(\.isHardwareBacked) == [.hardware])
         #expect(SecretProtection.osKeyring.persists)
+    }
+}
+
+/// A value a test's closures can share.
+private final class Mutexed<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) { mutex = Mutex(value) }
+
+    var value: Value {
+        get { mutex.withLock { $0 } }
+        set { mutex.withLock { $0 = newValue } }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import KeepConformance
 import KeepCore
 import KeepPorts
+import KeepTerminal
 import Testing
 
 @testable import KeepApp
@@ -59,7 +60,10 @@ struct ReportTests {
         // Every escape JSONEncoder makes, non-ASCII text, a slash, no engine, a draft, an
         // unreadable chat, enough chats that the text comes in more than one piece, and a
         // title longer than a whole piece.
-        let awkward = (0..<0x20).map { String(UnicodeScalar(UInt8($0))) }.joined() + "\"/\\\u{7F} Café 🙂"
+        // Every escape JSONEncoder makes, and every kind the terminal rule adds.
+        let awkward =
+            (0..<0x20).map { String(UnicodeScalar(UInt8($0))) }.joined() + "\"/\\\u{7F} Café 🙂"
+            + "\u{9B}\u{85}\u{AD}\u{202E}\u{2066}\u{200B}\u{2028}\u{2029}\u{FEFF}\u{E0041}👩\u{200D}💻"
         let start = Date(timeIntervalSince1970: 1_750_000_000.123)
         let long = String(repeating: "é", count: 70_000)
         let chats = (0..<2_000).map { (index: Int) -> ChatSummary in
@@ -78,6 +82,7 @@ struct ReportTests {
             ChatsReport.writeJSON(listing, draftIds: drafts) { pieces.append(copy $0) }
             let expected = try JSONReport.text(of: ChatsReport(listing, draftIds: drafts))
             #expect(String(decoding: pieces.joined(), as: UTF8.self) == expected)
+            #expect(!expected.unicodeScalars.contains { TerminalText.isObeyed($0) && $0 != "\n" }, "nothing raw")
             #expect(chats.isEmpty || pieces.count > 1, "a long report is handed on in pieces")
         }
     }
@@ -90,7 +95,7 @@ struct ReportTests {
         try await settings.setSecret("openaiApiKey", "sk-do-not-print")
         try await settings.set("model", .string("a-model"))
         let report = await SettingsReport.make(
-            settings, backend: SecretsBackend(secrets: secrets, keyStore: MemoryKeyStore()))
+            SettingsFacade(settings), backend: SecretsBackend(secrets: secrets, keyStore: MemoryKeyStore()))
         let text = try JSONReport.text(of: report)
         #expect(text.contains("a-model"), "the report holds the values it shows")
         #expect(!text.contains("sk-do-not-print"))
@@ -101,10 +106,42 @@ struct ReportTests {
         #expect(report.secrets.warning != nil)
         #expect(report.file.healthy)
     }
+
+    @Test("a settings file with a field that is not used is not called fine; one with none is")
+    func settingsFileStatus() async throws {
+        let storage = MemoryStorage()
+        try await storage.write(StorageKey(.settings, "settings"), #"{ "temperature": "hot", "model": "m" }"#)
+        let settings = SettingsStore(storage: storage, secrets: MemorySecrets(), defs: SettingRegistry.defs)
+        try await settings.load()
+        let backend = SecretsBackend(secrets: MemorySecrets(), keyStore: MemoryKeyStore())
+        let file = await SettingsReport.make(SettingsFacade(settings), backend: backend).file
+        #expect(!file.healthy && file.refusals.count == 1 && file.refusals[0].hasPrefix("temperature:"), "\(file)")
+        #expect(file.status == "1 field of the settings file is not used: its default applies")
+        #expect(SettingsReport.fileStatus(.fine, refusals: 2).hasPrefix("2 fields of the settings file are not used"))
+        // The pair: a file whose every field is used is fine.
+        try await storage.write(StorageKey(.settings, "settings"), #"{ "temperature": 1, "model": "m" }"#)
+        try await settings.load()
+        let fine = await SettingsReport.make(SettingsFacade(settings), backend: backend).file
+        #expect(fine.healthy && fine.refusals.isEmpty && fine.status == "the settings file is fine", "\(fine)")
+    }
 }
 
 @Suite("keep doctor's checks")
 struct DoctorTests {
+    @Test(
+        "a write refused by a read-only or full disk is advised by what it is, and only a refusal of permission is a chmod",
+        arguments: [
+            (EROFS, "mounted read-only: remount it read-write", false), (ENOSPC, "free some space", false),
+            (EACCES, "chmod u+rwx /data/keep", true), (EPERM, "chmod u+rwx /data/keep", true),
+            (EIO, "keep cannot write there", false),
+        ])
+    func writeAdvice(_ errno: Int32, _ said: String, _ chmod: Bool) {
+        let advice = Doctor.writeAdvice(
+            StorageError.system("open", path: "/data/keep/.probe", errno: errno), "/data/keep")
+        #expect(advice.contains(said), "\(advice)")
+        #expect(advice.contains("chmod") == chmod, "\(advice)")
+    }
+
     @Test("a data root not made yet is fine when its parent is writable; a file in its place is a problem")
     func dataRoot() throws {
         let directory = try TemporaryDirectory()

@@ -2,11 +2,14 @@ import Foundation
 import KeepConformance
 import KeepPorts
 import KeepSecretService
+import KeepTestSupport
 import Testing
 
 /// Everything that talks to a Secret Service, one test at a time: the shared session keyring
-/// (from `scripts/with-keyring`) and the private keyrings some tests start.
-@Suite("The Secret Service adapters", .serialized)
+/// (from `scripts/with-keyring`) and the private keyrings some tests start. Off the scripts'
+/// private bus every one of them refuses to run, saying why: a desktop's login keyring is
+/// never written.
+@Suite("The Secret Service adapters", .serialized, .onTheScriptsKeyring)
 struct SecretServiceTests {
     @Test("the Secret Service honours the secrets contract", arguments: SecretsContract.cases)
     func secretServiceHonoursTheContract(_ rule: SecretsContract.Case) async throws {

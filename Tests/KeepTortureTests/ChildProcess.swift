@@ -1,4 +1,5 @@
 import Foundation
+import KeepConformance
 
 #if canImport(Glibc)
     import Glibc
@@ -202,4 +203,24 @@ private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer?, 
 /// A child process could not be started, read or stopped, or reported a failure.
 struct ChildFailure: Error, CustomStringConvertible {
     let description: String
+}
+
+extension ChildProcess {
+    /// One round of a torture: `writers` keep-torture processes of `mode` started on `path`
+    /// (their standard error in `logs`), each waited for until ready, let run for a random
+    /// 0–20 ms, and killed; answers them, with when the kills were reaped.
+    static func killedRound(
+        _ tool: String, mode: String, path: String, writers: Int, round: Int, seed: UInt64,
+        logs: TemporaryDirectory, random: inout SeededGenerator
+    ) throws -> (children: [ChildProcess], killedAt: UInt64) {
+        let children = try (0..<writers).map { writer in
+            try ChildProcess(
+                tool, [mode, path, "\(writer)", "\(round)", "\(seed)"],
+                errors: logs.appending("\(mode)-\(writer).log"))
+        }
+        for child in children { try child.waitUntilReady() }
+        try children[0].read(until: ChildProcess.now() + UInt64.random(in: 0...20_000_000, using: &random))
+        for child in children { try child.kill() }
+        return (children, ChildProcess.now())
+    }
 }

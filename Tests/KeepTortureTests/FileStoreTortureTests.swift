@@ -63,15 +63,9 @@ struct FileStoreTortureTests {
         var history = WriteHistory()
         var report = Report(plan: plan)
         for round in 1...plan.iterations {
-            let children = try (0..<writers).map { writer in
-                try ChildProcess(
-                    tool, [mode, root, "\(writer)", "\(round)", "\(plan.seed)"],
-                    errors: directory.appending("writer-\(writer).log"))
-            }
-            for child in children { try child.waitUntilReady() }
-            try children[0].read(until: ChildProcess.now() + UInt64.random(in: 0...20_000_000, using: &random))
-            for child in children { try child.kill() }
-            let killedAt = ChildProcess.now()
+            let (children, killedAt) = try ChildProcess.killedRound(
+                tool, mode: mode, path: root, writers: writers, round: round, seed: plan.seed, logs: directory,
+                random: &random)
             for (writer, child) in children.enumerated() {
                 try history.record(child.lines, writer: writer, killedAt: killedAt)
                 if child.lines.last?.hasPrefix("begin") == true { report.cutShort += 1 }

@@ -36,3 +36,6 @@ TEST_PACKAGES=(dbus gnome-keyring libsecret-tools libglib2.0-bin sqlite3 procps)
 # The network-edge tests: the openssl command (a test authority and an https server),
 # ip (a network namespace of their own), unshare/nsenter/mount (util-linux, mount).
 TEST_PACKAGES+=(openssl iproute2 util-linux mount)
+# The shell-completion and manual tests: each shell checks its script (bash -n, zsh -n,
+# fish -n; bash-completion is where scripts/install puts bash's), man renders docs/keep.1.
+TEST_PACKAGES+=(bash-completion zsh fish man-db groff-base)

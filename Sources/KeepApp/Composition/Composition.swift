@@ -101,8 +101,11 @@ package actor Composition {
             result = .failed(reason: .storageUnavailable, detail: error.description)
         }
         // Started on the defaults: say so once, here, rather than let a change fail unexplained.
-        if case .ready(let core) = result, case .unreadable = core.settings.health {
-            warn("warning: \(core.settings.health)")
+        if case .ready(let core) = result {
+            switch core.settings.health {
+            case .unreadable, .refused: warn("warning: \(core.settings.health)")
+            case .fine, .keptAside: break
+            }
         }
         booted = result
         return result

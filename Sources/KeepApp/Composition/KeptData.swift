@@ -57,6 +57,16 @@ package struct KeptData: Sendable {
     /// Every module that keeps rows about a server: `keep engines forget` asks each.
     package var forgetServers: [any ForgetsServers] { [engines] }
 
+    /// The kept-data database's name in the data root.
+    package static let fileName = "kept.sqlite"
+
+    /// Every file kept data opens under the data root `root`: the database, the journal
+    /// files SQLite keeps beside it, and the vault's lock.
+    package static func files(in root: String) -> [String] {
+        let path = (root as NSString).appendingPathComponent(fileName)
+        return [path, path + "-wal", path + "-shm", path + "-journal", path + ".lock"]
+    }
+
     /// Opens kept data under the data root `root` with the data key in `keys`.
     ///
     /// `warn` receives, one line each, what the user must be told: the key-loss notice
@@ -74,7 +84,15 @@ package struct KeptData: Sendable {
         guard let root else {
             return try await inMemory(.failed("there is no data root"), http: http, warn: warn)
         }
-        let path = (root as NSString).appendingPathComponent("kept.sqlite")
+        let path = (root as NSString).appendingPathComponent(fileName)
+        // A FIFO, device or socket at a name SQLite or the vault's lock opens would hang the
+        // first read (`keep chat`, `doctor`, `engines`, `whatsnew`): refused before any open.
+        let vault = DataKeyVault(keys: keys, sealing: Platform.sealing, databasePath: path)
+        do throws(StorageError) {
+            for file in files(in: root) { try FileKind.refuseSpecial(file) }
+        } catch {
+            return try await inMemory(.failed(error.description), http: http, warn: warn)
+        }
         if !keys.protection.persists, let keyringUnavailable, FileManager.default.fileExists(atPath: path) {
             return try await inMemory(.notKept(.keyStoreUnavailable(keyringUnavailable)), http: http, warn: warn)
         }
@@ -92,7 +110,6 @@ package struct KeptData: Sendable {
         if let damage = damage(at: path) {
             return try await inMemory(.failed(damage), http: http, warn: warn)
         }
-        let vault = DataKeyVault(keys: keys, sealing: Platform.sealing, databasePath: path)
         let state: VaultState
         do {
             state = try await vault.open()
@@ -133,7 +150,7 @@ package struct KeptData: Sendable {
         root: String?, keys: any KeyStorePort, http: any ServerHTTPPort, warn: @Sendable (String) -> Void
     ) async throws(KeptError) -> KeptData? {
         guard let root, keys.protection.persists else { return nil }
-        let path = (root as NSString).appendingPathComponent("kept.sqlite")
+        let path = (root as NSString).appendingPathComponent(fileName)
         guard !FileManager.default.fileExists(atPath: path) else { return nil }
         return try await inMemory(.notYet(path: path), http: http, warn: warn)
     }

@@ -41,7 +41,7 @@ package enum KeyPresence: Sendable, Equatable {
         case .noDefaultCollection: "the keyring has no default collection"
         case .noService: "no Secret Service answers"
         case .noSessionBus: "there is no D-Bus session bus"
-        case .invalidRef, .notPersistent, .backend: "the keyring failed"
+        default: "the keyring failed"  // .invalidRef, .notPersistent, .backend, and any code to come
         }
     }
 
@@ -56,7 +56,7 @@ package enum KeyPresence: Sendable, Equatable {
                 + "keep again"
         case .noService, .noSessionBus:
             SecretsBackend.keyringAdvice
-        case .invalidRef, .notPersistent, .backend:
+        default:  // .invalidRef, .notPersistent, .backend, and any code to come
             "check the keyring (is its daemon running?), then run keep again"
         }
     }

@@ -4,18 +4,20 @@ import KeepFileStore
 import KeepPorts
 import KeepSealed
 
-#if canImport(KeepSecretService)
+#if os(Linux)
     import KeepSecretService
 #endif
 
 /// Platform detection: which adapters this machine gets. The only code, besides the
 /// benchmarks, that constructs a storage, secrets, key-store or sealing adapter.
 ///
-/// The Linux adapters (the Secret Service, libcrypto's sealer) are Linux-only in the
-/// manifest; on another platform its own pair (a Keychain adapter, a CryptoKit sealer)
-/// goes in the `#else` branches here, and nowhere else.
+/// What differs by platform is one `#if` at the end of this file: on Linux the Secret
+/// Service (the keychain and the key store) and libcrypto's sealer, Linux-only in the
+/// manifest. Apple platforms are not there yet: their pair (a Keychain adapter, a CryptoKit
+/// sealer) is not written, so the app stops the build there, in that branch and nowhere
+/// else, saying so; the libraries it is built on build without it.
 package enum Platform {
-    /// The app's store under `root`: the `FileStore`, wrapped so that before its first
+    /// The app's store under `root`: the ``/KeepFileStore/FileStore``, wrapped so that before its first
     /// use it copies, once, what an older build left in `<root>/store.json`.
     ///
     /// The legacy whole-blob store is only the source of that copy, never a fallback: after
@@ -46,15 +48,6 @@ package enum Platform {
             progress: onMigrationProgress)
     }
 
-    /// How kept data is sealed on this platform: AES-256-GCM on libcrypto. The vault and the
-    /// in-memory fallback both take it from here, so a platform's own cryptography is one
-    /// line to change.
-    #if os(Linux)
-        static let sealing: any DataKeySealing = AESGCMSealing()
-    #else
-        #error("Keep has no sealer for this platform yet: a CryptoKit DataKeySealing goes here")
-    #endif
-
     /// The keychain for this launch: the Secret Service on the session bus, probed once.
     /// When it answers but refuses (locked, no default collection, failing) it is still
     /// the keychain, with the refusal as ``SecretsBackend/keyringRefusal``: a locked keyring
@@ -67,30 +60,10 @@ package enum Platform {
     /// is started to find one.
     package static func secretsFor(_ environment: LaunchEnvironment) async -> SecretsBackend {
         let reason: SecretsError
-        #if canImport(KeepSecretService)
-            if let address = environment.sessionBusAddress {
-                do {
-                    let secrets = try SecretServiceSecrets(busAddress: address)
-                    let keyStore = try SecretServiceKeyStore(busAddress: address)
-                    do {
-                        try await secrets.checkAvailable()
-                        return SecretsBackend(secrets: secrets, keyStore: keyStore)
-                    } catch  where !usesProcessMemory(error.code) {
-                        return SecretsBackend(secrets: secrets, keyStore: keyStore, keyringRefusal: error)
-                    }
-                } catch {
-                    reason = error
-                }
-            } else {
-                reason = SecretsError(
-                    code: .noSessionBus, operation: "connect",
-                    detail: "there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and there is no "
-                        + "$XDG_RUNTIME_DIR/bus); log in to a desktop session, or run keep under `dbus-run-session`")
-            }
-        #else
-            reason = SecretsError(
-                code: .noService, operation: "connect", detail: "keep has no keychain adapter for this platform yet")
-        #endif
+        switch await probeKeychain(environment) {
+        case .success(let backend): return backend
+        case .failure(let error): reason = error
+        }
         let keys = environment.environmentKeys
         return SecretsBackend(
             secrets: MemorySecrets(
@@ -137,3 +110,45 @@ package enum Platform {
         }
     }
 }
+
+// MARK: - The one platform branch
+
+#if os(Linux)
+    extension Platform {
+        /// How kept data is sealed: AES-256-GCM on libcrypto. The vault and the in-memory
+        /// fallback both take it from here.
+        static let sealing: any DataKeySealing = AESGCMSealing()
+
+        /// The Secret Service on the session bus, when there is one and it answers (or
+        /// answers but refuses: locked, no default collection, failing); else why keep is
+        /// left on process memory (no session bus, no Secret Service on it).
+        static func probeKeychain(_ environment: LaunchEnvironment) async -> Result<SecretsBackend, SecretsError> {
+            guard let address = environment.sessionBusAddress else {
+                return .failure(
+                    SecretsError(
+                        code: .noSessionBus, operation: "connect",
+                        detail: "there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and there is no "
+                            + "$XDG_RUNTIME_DIR/bus); log in to a desktop session, or run keep under `dbus-run-session`"
+                    ))
+            }
+            do {
+                let secrets = try SecretServiceSecrets(busAddress: address)
+                let keyStore = try SecretServiceKeyStore(busAddress: address)
+                do {
+                    try await secrets.checkAvailable()
+                    return .success(SecretsBackend(secrets: secrets, keyStore: keyStore))
+                } catch  where !usesProcessMemory(error.code) {
+                    return .success(SecretsBackend(secrets: secrets, keyStore: keyStore, keyringRefusal: error))
+                }
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+#else
+    // Not yet: Apple platforms need a Keychain `SecretsPort` and `KeyStorePort` and a
+    // CryptoKit `DataKeySealing` here, in this branch, as `sealing` and `probeKeychain(_:)`.
+    #error(
+        "keep's app has no adapters for this platform yet: a Keychain secrets and key store and a CryptoKit sealer go in Platform.swift's platform branch (the libraries build without them)"
+    )
+#endif

@@ -30,10 +30,13 @@ package struct StoreLock: Sendable {
     ///
     /// Creates the data root (0700, with `DataRoot.makeDirectory(_:)`) and the lock file
     /// (0600) when missing. Throws a `StorageError` naming the call, the path and the
-    /// errno when either cannot be made, is a symbolic link, or the lock cannot be taken.
+    /// errno when either cannot be made, is a symbolic link, or the lock cannot be taken,
+    /// and one saying what is there when the lock's name holds a FIFO, a device or a socket.
     package func acquire() async throws(StorageError) -> Held {
         // Made durably, through the file store's seam; a symlinked root is refused.
         try DataRoot.makeDirectory(root)
+        // A FIFO or device planted at the lock's name is refused before it is opened.
+        try FileKind.refuseSpecial(path)
         // flock on the lock file, waited for on a thread of its own; a symbolic link
         // planted at the lock's name is refused, never followed.
         return Held(try await FileLock.acquire(path))

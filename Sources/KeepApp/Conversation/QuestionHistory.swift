@@ -1,4 +1,6 @@
 import Foundation
+import KeepFileStore
+import KeepPorts
 
 #if canImport(Glibc)
     import Glibc
@@ -49,7 +51,11 @@ package struct QuestionHistory: Sendable {
     package func load() throws(Failure) -> [String] {
         let data: Data
         do {
+            // A FIFO or device at the history's name is refused before it is opened.
+            try FileKind.refuseSpecial(path)
             data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch let error as StorageError {
+            throw Failure(operation: "read", path: path, reason: error.reason ?? error.description)
         } catch CocoaError.fileReadNoSuchFile {
             return []
         } catch {

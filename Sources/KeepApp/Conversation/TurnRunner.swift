@@ -13,8 +13,10 @@ import KeepPorts
 /// the claim). ``answer(_:in:options:leftOut:receive:)`` asks the engine with the lock *not* held,
 /// then takes the lock, reads the chat afresh, appends the question and the answer in one
 /// write, and clears the draft: two processes answering in the same chat each add their
-/// turn, and neither loses the other's. The chat answered last is found in the chat index
-/// (``mostRecentChatId()``), so a turn keeps no hint of its own and flushes nothing for it.
+/// turn, and neither loses the other's. A chat removed meanwhile (neither the chat nor its
+/// draft is there any more) stays removed: the turn is not kept. The chat answered last is
+/// found in the chat index (``chatToContinue()``), so a turn keeps no hint of its own and
+/// flushes nothing for it.
 ///
 /// A turn's flushes, each for what a power cut would lose without it: the draft's file and
 /// directory (the question typed), the chat's file and directory (the recorded turn), and
@@ -51,28 +53,29 @@ package struct TurnRunner: Sendable {
     /// first asks never pile up as new chats, one per try.
     ///
     /// Throws ``TurnError/noSuchChat(_:)`` when there is neither a chat nor a draft with
-    /// that id; ``TurnError/chats(_:)`` (the chat is unreadable, or the store failed) and
-    /// ``TurnError/lock(_:)`` when nothing could be kept.
+    /// that id; ``TurnError/chats(_:)`` (the chat is unreadable, or the store failed),
+    /// ``TurnError/draftNotKept(_:chatId:)`` and ``TurnError/lock(_:)`` when nothing could
+    /// be kept.
     package func begin(_ question: String, in id: String?) async throws(TurnError) -> ChatSession {
         guard let id else {
             let held = try await acquire()
             defer { held.release() }
-            return try await chatsCall { () async throws(ChatError) in
-                if let waiting = try await unansweredNewChat(asking: question),
-                    let session = try await ChatSession.open(waiting, repository: chats, now: now)
-                {
-                    return session
-                }
-                let session = try await ChatSession.start(repository: chats, now: now)
-                try await session.begin(question: question)
-                return session
+            let waiting = try await chatsCall { () async throws(ChatError) -> ChatSession? in
+                guard let waiting = try await unansweredNewChat(asking: question) else { return nil }
+                return try await ChatSession.open(waiting, repository: chats, now: now)
             }
+            if let waiting { return waiting }
+            let session = try await chatsCall { () async throws(ChatError) in
+                try await ChatSession.start(repository: chats, now: now)
+            }
+            try await keepDraft(question, in: session)
+            return session
         }
         let opened = try await chatsCall { () async throws(ChatError) in
             try await ChatSession.open(id, repository: chats, now: now)
         }
         guard let session = opened else { throw .noSuchChat(id) }
-        try await chatsCall { () async throws(ChatError) in try await session.begin(question: question) }
+        try await keepDraft(question, in: session)
         return session
     }
 
@@ -84,9 +87,15 @@ package struct TurnRunner: Sendable {
     /// answer is recorded with the model and server that gave it and the server's token
     /// count; a system prompt given for this turn becomes the chat's own in the same write.
     ///
+    /// Once the task is cancelled (Ctrl-C), `receive` hears no more: a piece the engine had
+    /// already read is not shown after the user stopped the answer.
+    ///
     /// Throws ``TurnError/engine(_:chatId:)`` when no complete answer came (cancelled
     /// included) and ``TurnError/notRecorded(_:chatId:)`` when it could not be stored; in
-    /// both cases the question stays as the chat's draft.
+    /// both cases the question stays as the chat's draft. Throws
+    /// ``TurnError/chatRemoved(chatId:)``, writing nothing, when the chat and its draft were
+    /// removed while the engine answered: a removed chat is never made again by a late turn
+    /// (`receive` has had the whole answer by then, for the caller to show).
     ///
     /// A conversation that would pass the engine's context budget is sent without its oldest
     /// turns (``ContextBudget``; the chat keeps them all), and `leftOut` is told how many, before
@@ -105,7 +114,9 @@ package struct TurnRunner: Sendable {
         if fitted.leftOut > 0 { leftOut(fitted.leftOut) }
         let reply: EngineReply
         do {
-            reply = try await engine.answer(to: fitted.messages, options: options.engine, receive: receive)
+            reply = try await engine.answer(
+                to: fitted.messages, options: options.engine,
+                receive: { piece in if !Task.isCancelled { receive(piece) } })
         } catch {
             throw .engine(error, chatId: id)
         }
@@ -116,32 +127,36 @@ package struct TurnRunner: Sendable {
             throw .notRecorded(.storage(error), chatId: id)
         }
         defer { held.release() }
+        // The file as the index may know it, before the turn replaces it.
+        let before = index?.stamp(of: id)
+        // Read afresh under the lock: another process may have added a turn meanwhile, or
+        // removed the chat. `open` answers a session for a chat, or for a new chat's draft
+        // (this turn's own claim); neither there means `keep chats rm` took both.
+        let opened: ChatSession?
         do {
-            // The file as the index may know it, before the turn replaces it.
-            let before = index?.stamp(of: id)
-            // Read afresh under the lock: another process may have added a turn meanwhile.
-            let current =
-                try await ChatSession.open(id, repository: chats, now: now)
-                ?? ChatSession(chat: Chat(id: id, created: now()), repository: chats, now: now)
+            opened = try await ChatSession.open(id, repository: chats, now: now)
+        } catch {
+            throw .notRecorded(error, chatId: id)
+        }
+        guard let current = opened else { throw .chatRemoved(chatId: id) }
+        do {
             _ = try await current.recordTurn(
                 question: question, answer: reply.text, engine: engine.id, model: reply.model, server: reply.server,
                 usage: reply.usage, system: options.system, serverName: reply.serverName,
                 attachments: options.attachments, role: options.role)
-            // A cache: a crash before this line is caught by the stamps at the next listing.
-            await index?.recorded(await current.chat, before: before)
-            return await current.chat
         } catch {
+            // The store's own answer to the same rule: the file went between the read and
+            // the append.
+            if error.code == .removed { throw .chatRemoved(chatId: id) }
             throw .notRecorded(error, chatId: id)
         }
+        // A cache: a crash before this line is caught by the stamps at the next listing.
+        await index?.recorded(await current.chat, before: before)
+        return await current.chat
     }
 
-    /// The id of the chat answered most recently (the most recently updated one), from the
-    /// chat index when there is one, else from a scan; `nil` when there is none.
-    package func mostRecentChatId() async throws(TurnError) -> String? {
-        try await chatToContinue()?.id
-    }
-
-    /// The chat `-c` continues, as ``mostRecentChatId()`` finds it; and, when some chat
+    /// The chat `-c` continues: the one answered most recently (the most recently updated),
+    /// from the chat index when there is one, else from a scan, `nil` when there is none; and, when some chat
     /// cannot be read (so the chat answered last may be one of them), why this one is
     /// continued, naming those: a user is never moved to another chat unawares.
     package func chatToContinue() async throws(TurnError) -> (id: String, instead: String?)? {
@@ -168,7 +183,7 @@ package struct TurnRunner: Sendable {
             guard (try? await chats.draft(for: id)) == question else { continue }
             do {
                 if try await chats.read(id) == nil { return id }
-            } catch .unreadable {
+            } catch  where error.code == .unreadable {
                 continue  // a chat is there, though it cannot be read: not a new chat
             }
         }
@@ -180,6 +195,15 @@ package struct TurnRunner: Sendable {
             return try await lock.acquire()
         } catch {
             throw .lock(error)
+        }
+    }
+
+    /// Keeps `question` as the session's draft before it is asked.
+    private func keepDraft(_ question: String, in session: ChatSession) async throws(TurnError) {
+        do {
+            try await session.begin(question: question)
+        } catch {
+            throw .draftNotKept(error, chatId: await session.id)
         }
     }
 

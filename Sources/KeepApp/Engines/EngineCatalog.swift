@@ -65,7 +65,7 @@ package enum EngineCatalog {
                 // Bytes from here on; the port's string goes at once.
                 return APIKey(try await readSecret(secrets: secrets, ref: ref))
             } catch {
-                guard case .secrets(let reason) = error else {
+                guard let reason = error.secrets else {
                     throw EngineError(.key, "cannot read the API key in \(ref): \(error)")
                 }
                 throw EngineError(.key, "cannot read the API key: \(reason)")

@@ -121,7 +121,7 @@ package struct EnginesKeeper: Sendable {
                 reachable: false, latencyMilliseconds: nil, status: nil, says: nil,
                 problem: "not asked: keep does not send the key over plain http to \(host), "
                     + CleartextRule.notThisMachine(detail)
-                    + " (use https, or allow it with keep settings set keyOverHttpHosts \(host))")
+                    + " (use https, or allow that host in the keyOverHttpHosts setting)")
         } else {
             do {
                 let answer = try await http.get(
@@ -221,7 +221,11 @@ package struct EnginesKeeper: Sendable {
         if case .refuse(let refusal)? = RedirectPolicy.decide(
             from: server.modelsURL, method: "GET", status: answer.status, location: answer.location)
         {
-            problem = refusal.message(server: server.text, suffix: "/models", hidingKey: key)
+            problem =
+                refusal.message(server: server.text, suffix: "/models", hidingKey: key)
+                + (refusal.suggestedBase(suffix: "/models", hidingKey: key).map {
+                    "; if that is the right server, point baseUrl at \($0)"
+                } ?? "")
         } else {
             problem =
                 switch answer.status {

@@ -10,19 +10,22 @@ enum AliasesCommand {
         help: """
             An alias stands for SERVER/MODEL: `-m NAME` (and `/model NAME`, and a role's model) then asks that
             model at that server. They live in the servers file (settings/profiles).
-
-            Example: keep aliases set fast local/qwen3 && keep ask -m fast "hello"
             """,
+        examples: [
+            "keep aliases": "List the aliases:",
+            "keep aliases set fast local/qwen3 && keep ask -m fast \"hello\"":
+                "Name qwen3 at the server local fast, then ask it:",
+        ],
         arguments: ArgumentParser(options: [ChatsCommand.json.described("print the aliases as one JSON object")]),
         subcommands: [set, remove], run: list)
 
     static let set = Command(
         "set", summary: "Make NAME stand for SERVER/MODEL",
-        help: "Example: keep aliases set sonnet claude/claude-sonnet-4-5",
+        examples: ["keep aliases set sonnet claude/claude-sonnet-4-5": "Make -m sonnet ask that model at claude:"],
         arguments: ArgumentParser(required: ["NAME", "SERVER/MODEL"]), run: setAlias)
 
     static let remove = Command(
-        "rm", summary: "Remove the alias NAME", help: "Example: keep aliases rm fast",
+        "rm", summary: "Remove the alias NAME", examples: ["keep aliases rm fast": "Remove the alias fast:"],
         arguments: ArgumentParser(required: ["NAME"]), run: removeAlias)
 
     static func list(_ invocation: Invocation) async throws {

@@ -36,6 +36,12 @@ enum AskCommand {
 
             Example: keep ask -s claude -f main.swift -x "add error handling" > main.swift.new
             """,
+        examples: [
+            "keep ask \"why is the sky blue?\"": "Ask in a new chat; the answer streams to standard output:",
+            "keep ask -c \"and at sunset?\"": "Ask again in the chat answered last:",
+            "git diff | keep ask \"review this change\"": "Send piped text after the question:",
+            "keep ask --json \"capital of France?\" | jq -r .answer": "Take the answer from one JSON object:",
+        ],
         arguments: ArgumentParser(
             options: [chatOption, continueOption] + TurnFlags.all + [file, attach, extract]
                 + [
@@ -86,7 +92,7 @@ enum AskCommand {
         }
         let session = try await runner.begin(question, in: id)
         let json = invocation.json
-        if !json { console.err("\(await session.id)\n") }
+        if !json { console.showError("\(Console.field(await session.id))\n") }
 
         // On a terminal that shows the answer, nothing typed meanwhile is echoed into it.
         let quiet = console.inputIsTerminal && console.outputIsTerminal && !json ? QuietTerminal() : nil

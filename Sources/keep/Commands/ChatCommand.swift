@@ -10,8 +10,14 @@ enum ChatCommand {
             Opens a new chat, or the chat ID (or the one chat whose id starts with ID). Type a question and
             press Enter; the answer prints as it streams, its Markdown rendered and wrapped to the terminal
             (--raw, or NO_COLOR, shows it as it came). Each completed question and answer is saved at once.
-            -c (also `keep -c`) continues the chat answered last. Example: keep chat -s claude -r coder
+            -c (also `keep -c`) continues the chat answered last.
             """ + "\n\n" + InteractiveChat.commandsHelp(),
+        examples: [
+            "keep": "Open a new chat:",
+            "keep -c": "Go on with the chat answered last:",
+            "keep chat 20250614-1530": "Go on with a chat, named by any start of its id that only it has:",
+            "keep chat -s claude -r coder": "Chat with the server claude, in the role coder:",
+        ],
         arguments: ArgumentParser(options: [AskCommand.continueOption] + TurnFlags.all, optional: ["ID"]), run: run)
 
     static func run(_ invocation: Invocation) async throws {

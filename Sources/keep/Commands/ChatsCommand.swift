@@ -3,6 +3,7 @@ import KeepApp
 import KeepCLI
 import KeepChatIndex
 import KeepCore
+import KeepFileStore
 import KeepPorts
 import KeepReports
 import KeepTerminal
@@ -10,12 +11,18 @@ import KeepTerminal
 /// `keep chats`: list, show, remove and search the chats.
 enum ChatsCommand {
     static let json = ArgumentParser.Option("--json", help: "print JSON instead of text")
+    static let ids = ArgumentParser.Option(
+        "--ids", help: "print only the ids, one a line, newest first: for scripts and shell completion")
 
     static let command = Command(
         "chats", summary: "List your chats, newest first (unreadable ones too, with why)",
         help: "Each line: id, last update, message count, title. A chat that cannot be read is listed with the "
             + "reason and left as it is.",
-        arguments: ArgumentParser(options: [json]),
+        examples: [
+            "keep chats": "List the chats:",
+            "keep chats --json | jq -r '.chats[].title'": "Print every chat's title:",
+        ],
+        arguments: ArgumentParser(options: [json, ids]),
         subcommands: [show, remove, search, rename, export, importing], run: list)
 
     static let format = ArgumentParser.Option(
@@ -23,29 +30,50 @@ enum ChatsCommand {
 
     static let rename = Command(
         "rename", summary: "Give a chat a new title",
+        examples: [
+            "keep chats rename 20250614-1530 rivers of Europe": "Give a chat the title \"rivers of Europe\":"
+        ],
         arguments: ArgumentParser(required: ["ID", "TITLE"], rest: "TITLE"), run: renameChat)
 
     static let export = Command(
         "export", summary: "Print a chat as Markdown (the default) or as keep's JSON, to import elsewhere",
+        examples: [
+            "keep chats export 20250614-1530 > rivers.md": "Write a chat as Markdown to a file:",
+            "keep chats export 20250614-1530 --format json > rivers.json":
+                "Write it as keep's JSON, to import on another machine:",
+        ],
         arguments: ArgumentParser(options: [format], required: ["ID"]), run: exportChat)
 
     static let importing = Command(
         "import", summary: "Add a chat from keep's JSON (`keep chats export ID --format json`)",
         help: "Never writes over a chat: when a chat or draft has the file's id, the chat gets a new id. "
             + "FILE `-` reads standard input.",
+        examples: [
+            "keep chats import rivers.json": "Add the chat a JSON export holds:"
+        ],
         arguments: ArgumentParser(options: [json], required: ["FILE"]), run: importChat)
 
     static let show = Command(
         "show", summary: "Print one chat, and its unanswered question if it has one",
+        examples: [
+            "keep chats show 20250614-1530": "Print a chat, named by any start of its id that only it has:"
+        ],
         arguments: ArgumentParser(options: [json], required: ["ID"]),
         run: showChat)
 
     static let remove = Command(
         "rm", summary: "Remove chats and their drafts",
+        examples: [
+            "keep chats rm 20250614-1530": "Remove a chat and its unanswered question:",
+            "keep chats rm 20250614-1530 20250615-0900": "Remove two chats at once:",
+        ],
         arguments: ArgumentParser(required: ["ID"], rest: "ID"), run: removeChats)
 
     static let search = Command(
         "search", summary: "Find the chats whose messages contain TEXT (ignoring case), with the matching line",
+        examples: [
+            "keep chats search danube": "Find every message that mentions the Danube:"
+        ],
         arguments: ArgumentParser(options: [json], required: ["TEXT"], rest: "TEXT"),
         run: searchChats)
 
@@ -53,6 +81,7 @@ enum ChatsCommand {
 
     static func list(_ invocation: Invocation) async throws {
         let chats = ChatRepository(storage: try await storage(invocation))
+        if invocation.arguments.has(ids.name) { return try await listIds(invocation, chats) }
         let listing: ChatSummaryListing
         let draftIds: [String]
         do {
@@ -75,16 +104,30 @@ enum ChatsCommand {
         var text = ""
         for chat in listing.chats {
             let draft = withDraft.contains(chat.id) ? "  (unanswered question)" : ""
-            text += "\(chat.id)  \(localTime(chat.updated))  \(count(chat.messageCount, "message"))  "
-            text += "\(chat.title)\(draft)\n"
+            text += "\(Console.field(chat.id))  \(localTime(chat.updated))  \(count(chat.messageCount, "message"))  "
+            text += "\(Console.field(chat.title))\(draft)\n"
         }
         for id in draftOnly {
-            text += "\(id)  new chat; its first question is still unanswered\n"
+            text += "\(Console.field(id))  new chat; its first question is still unanswered\n"
         }
         for chat in listing.unreadable {
-            text += "\(chat.id)  UNREADABLE: \(chat.reason)\n"
+            text += "\(Console.field(chat.id))  UNREADABLE: \(Console.field(chat.reason))\n"
         }
         console.show(text)
+    }
+
+    /// `--ids`: every chat's id and every new chat's (one whose first question waits), in
+    /// reverse order of id (newest first, keep's ids starting with the time), read from the
+    /// store's listing alone: fast enough for a shell completing as you press Tab.
+    private static func listIds(_ invocation: Invocation, _ chats: ChatRepository) async throws {
+        if invocation.json { throw CommandFailure.usage("give --ids or --json, not both") }
+        let all: Set<String>
+        do {
+            all = Set(try await storage(invocation).listIds(.chats)).union(try await chats.draftIds())
+        } catch {
+            throw CommandFailure.failure("cannot list the chats: \(error)")
+        }
+        invocation.console.show(all.sorted(by: >).map { $0 + "\n" }.joined())
     }
 
     // MARK: - Show
@@ -108,9 +151,9 @@ enum ChatsCommand {
         var draft: String?
         do throws(ChatError) {
             draft = try await chats.draft(for: id)
-        } catch .unreadableDraft(let unreadable) where chat != nil {
+        } catch  where error.code == .unreadableDraft && chat != nil {
             // A draft that cannot be read is its own problem: the chat is shown all the same.
-            invocation.console.warning(ChatError.unreadableDraft(unreadable).description)
+            invocation.console.warning(error.description)
         } catch {
             throw CommandFailure.because(error)
         }
@@ -122,7 +165,8 @@ enum ChatsCommand {
         if invocation.json { return try invocation.printJSON(ChatReport(chat, draft: draft)) }
         let console = invocation.console
         console.show(
-            "\(chat.title.isEmpty ? "(untitled)" : chat.title)\n\(chat.id) · \(count(chat.messages.count, "message"))"
+            "\(chat.title.isEmpty ? "(untitled)" : Console.field(chat.title))\n\(Console.field(chat.id)) · "
+                + count(chat.messages.count, "message")
                 + (chat.messages.isEmpty ? "" : " · updated \(localTime(chat.updated))") + "\n")
         if let system = chat.system, !system.isEmpty { console.show("system prompt: \(quoted(system))\n") }
         if console.outputIsTerminal {
@@ -145,7 +189,8 @@ enum ChatsCommand {
                     + (mode == .raw
                         ? "> \(TerminalText.neutralised(quoted(draft)))\n" : Transcript.question(draft, mode: mode))
                     + TerminalText.neutralised(
-                        "(unanswered: `keep ask --chat \(chat.id)` asks it again, as does Enter in `keep chat \(chat.id)`)\n"
+                        "(unanswered: `keep ask --chat \(Console.field(chat.id))` asks it again, as does Enter in "
+                            + "`keep chat \(Console.field(chat.id))`)\n"
                     ))
         }
     }
@@ -166,7 +211,7 @@ enum ChatsCommand {
             do {
                 let id = try await invocation.chatId(typed)
                 try await removeChat(id, chats, invocation)
-                console.out("Removed chat \(id).\n")
+                console.show("Removed chat \(Console.field(id)).\n")
             } catch {
                 guard case .failure(let message) = error else { throw error }
                 console.error(message)
@@ -222,7 +267,7 @@ enum ChatsCommand {
         } catch let error as ChatError {
             throw CommandFailure.failure("cannot rename chat \(StorageError.quoted(id)): \(error)")
         }
-        invocation.console.out("Chat \(id) is now \(StorageError.quoted(title)).\n")
+        invocation.console.show("Chat \(Console.field(id)) is now \(StorageError.quoted(title)).\n")
     }
 
     static func exportChat(_ invocation: Invocation) async throws {
@@ -235,7 +280,13 @@ enum ChatsCommand {
             throw CommandFailure.failure("there is no chat \(StorageError.quoted(id)); `keep chats` lists them")
         }
         do {
-            invocation.console.out(kind == "json" ? try chats.exportText(chat) : ChatMarkdown.text(of: chat))
+            // On a terminal or in a file: JSON escapes what a terminal would obey, Markdown shows
+            // it as visible stand-ins (the answer's OSC 52 is text in a .md, never a clipboard write).
+            if kind == "json" {
+                invocation.console.json(try chats.exportText(chat))
+            } else {
+                invocation.console.show(ChatMarkdown.text(of: chat))
+            }
         } catch {
             throw CommandFailure.because(error)
         }
@@ -256,35 +307,64 @@ enum ChatsCommand {
         let chats = ChatRepository(storage: try await storage(invocation))
         let held = try await invocation.composition.storeLock().acquire()
         defer { held.release() }
-        let chat: Chat
+        let imported: ImportedChat
         do {
-            chat = try await chats.importChat(text)
+            imported = try await chats.importChat(text)
         } catch {
             throw CommandFailure.failure("cannot import \(StorageError.quoted(path)): \(error)")
         }
+        let chat = imported.chat
+        // Said on standard error, so that --json stays one object.
+        switch imported.newId {
+        case .notKeepsForm?:
+            invocation.console.showError(
+                "The file's chat id \(Console.field(StorageError.quoted(imported.idInFile))) is not of the form keep "
+                    + "makes (like 20250614-153012-3fa9c1), so the chat was given a new id: \(chat.id).\n")
+        case .taken?:
+            invocation.console.showError(
+                "A chat or draft already has the file's id \(Console.field(imported.idInFile)), so the chat was given "
+                    + "a new id: \(chat.id).\n")
+        case nil:
+            break
+        }
         if invocation.json { return try invocation.printJSON(ChatReport(chat, draft: nil)) }
-        invocation.console.out(
-            "Imported chat \(chat.id): \(TerminalText.neutralised(chat.title)) (\(count(chat.messages.count, "message"))).\n"
-        )
+        invocation.console.show(
+            "Imported chat \(chat.id): \(Console.field(chat.title)) (\(count(chat.messages.count, "message"))).\n")
     }
 
     /// The text of the file at `path`, at most ``importLimit`` bytes of UTF-8.
+    ///
+    /// Only a regular file (or a link to one) is read: a FIFO, a device (`/dev/zero` never
+    /// ends) or a socket is refused, by what it is, before it is opened; and no more than
+    /// one byte past the limit is read, whatever the file says its size is.
     private static func readFile(_ path: String) throws(CommandFailure) -> String {
+        let named = "\(StorageError.quoted(path))"
+        let kind: FileKind?
+        do {
+            kind = try FileKind.of(path, following: true)
+        } catch {
+            throw .failure("cannot read \(named): \(error)")
+        }
+        guard let kind else { throw .failure("there is no file \(named)") }
+        guard kind == .regular else {
+            throw .failure(
+                "\(named) is \(kind), not a file: give a file keep exported, or `-` to read standard input")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw .failure("cannot read \(named): \(String(cString: strerror(errno)))")
+        }
+        defer { try? handle.close() }
         let data: Data
         do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            if let size = attributes[.size] as? Int, size > importLimit {
-                throw CommandFailure.failure(
-                    "\(StorageError.quoted(path)) is larger than \(importLimit >> 20) MiB: not a keep chat")
-            }
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch let failure as CommandFailure {
-            throw failure
+            data = try handle.read(upToCount: importLimit + 1) ?? Data()
         } catch {
-            throw .failure("cannot read \(StorageError.quoted(path)): \((error as NSError).localizedDescription)")
+            throw .failure("cannot read \(named): \((error as NSError).localizedDescription)")
+        }
+        guard data.count <= importLimit else {
+            throw .failure("\(named) is larger than \(importLimit >> 20) MiB: not a keep chat")
         }
         guard let text = String(validating: data, as: UTF8.self) else {
-            throw .failure("\(StorageError.quoted(path)) is not UTF-8 text: not a keep chat")
+            throw .failure("\(named) is not UTF-8 text: not a keep chat")
         }
         return text
     }
@@ -297,7 +377,7 @@ enum ChatsCommand {
         let matches: [ChatMatch]
         do {
             matches = try await index(invocation, chats).search(text)
-        } catch ChatError.emptySearch {
+        } catch let error as ChatError where error.code == .emptySearch {
             throw CommandFailure.usage("give some text to search for")
         } catch {
             throw CommandFailure.failure("cannot search the chats: \(error)")
@@ -312,7 +392,7 @@ enum ChatsCommand {
         var lastChat: String?
         for match in report.matches {
             if match.chat != lastChat {
-                console.show("\(match.chat)  \(match.title)\n")
+                console.show("\(Console.field(match.chat))  \(Console.field(match.title))\n")
                 lastChat = match.chat
             }
             console.show("  \(match.role == "user" ? ">" : " ") \(match.line)\n")
@@ -335,7 +415,7 @@ enum ChatsCommand {
     static func origin(of message: ChatMessage) -> String? {
         var parts: [String] = []
         if let model = message.model {
-            parts.append(TerminalText.neutralised(model) + (message.server.map { " at \($0)" } ?? ""))
+            parts.append(Console.field(model) + (message.server.map { " at \(Console.field($0))" } ?? ""))
         }
         if let usage = message.usage {
             parts.append("\(usage.promptTokens) prompt + \(usage.completionTokens) completion tokens")

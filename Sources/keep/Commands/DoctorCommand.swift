@@ -8,6 +8,10 @@ enum DoctorCommand {
         "doctor", summary: "Check the data root, the store, the settings, the chats and the keychain",
         help: "Exits 1 when something needs you (each such line says what to do), 0 otherwise. It changes "
             + "none of your data and contacts no server.",
+        examples: [
+            "keep doctor": "Check everything keep depends on:",
+            "keep doctor --json | jq '.checks[] | select(.status == \"problem\")'": "Print only the problems, as JSON:",
+        ],
         arguments: ArgumentParser(options: [ChatsCommand.json]), run: run)
 
     static func run(_ invocation: Invocation) async throws {

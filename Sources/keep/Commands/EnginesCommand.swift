@@ -4,6 +4,7 @@ import KeepCLI
 import KeepCore
 import KeepEngines
 import KeepKeptData
+import KeepPorts
 import KeepReports
 
 /// `keep engines`: the servers keep has read, their kept readings shown at once with
@@ -17,18 +18,30 @@ enum EnginesCommand {
             once with their age; then the default server (keep servers) is read again (GET {url}/models, with
             its key when one is set). Choosing a model from a list waits for a fresh one.
             """,
+        examples: [
+            "keep engines": "Show each server's kept readings, then read the current one:"
+        ],
         arguments: ArgumentParser(options: [ChatsCommand.json]), subcommands: [use, forget, retention], run: list)
 
     static let use = Command(
         "use", summary: "Make MODEL the remote engine's model, once a fresh reading of the server lists it",
+        examples: [
+            "keep engines use qwen2.5-7b-instruct": "Answer with a model the server lists:"
+        ],
         arguments: ArgumentParser(required: ["MODEL"]), run: useModel)
 
     static let forget = Command(
         "forget", summary: "Delete everything kept about the server at URL (readings, markers, preferences)",
+        examples: [
+            "keep engines forget http://gpu-box.lan:8000/v1": "Delete everything kept about a server:"
+        ],
         arguments: ArgumentParser(required: ["URL"]), run: forgetServer)
 
     static let retention = Command(
         "retention", summary: "Show how long readings are kept, or set it: DAYS (1-365) or forever",
+        examples: [
+            "keep engines retention 7": "Keep readings for a week:"
+        ],
         arguments: ArgumentParser(optional: ["DAYS|forever"]),
         run: showOrSetRetention)
 
@@ -101,7 +114,7 @@ enum EnginesCommand {
             }
         }
         try await ServersCommand.setModel(model, of: asked, invocation)
-        var text = "The remote engine now asks \(server) for \(model).\n"
+        var text = "The remote engine now asks \(server) for \(Console.field(model)).\n"
         if core.engineId != RemoteEngine.engineId {
             text += "(The engine in use is \(core.engineId): `keep settings set engineId remote` to use it.)\n"
         }
@@ -109,26 +122,27 @@ enum EnginesCommand {
     }
 
     static func forgetServer(_ invocation: Invocation) async throws {
-        let kept = try await keptData(invocation)
+        let kept = try await keptData(invocation, telling: true)
         let server = try ServerAddress(invocation.positional(0) ?? "")
         var deleted = 0
         for owner in kept.forgetServers {
             deleted += try await owner.forget(server)
         }
-        invocation.console.out(
+        invocation.console.show(
             deleted == 0
                 ? "Nothing was kept about \(server).\n"
                 : "Forgot \(server): \(deleted) kept \(deleted == 1 ? "row" : "rows") deleted.\n")
     }
 
     static func showOrSetRetention(_ invocation: Invocation) async throws {
-        let engines = try await keptData(invocation).engines
-        guard let text = invocation.positional(0) else {
+        // A retention that is not one is refused first, whatever is kept.
+        let asked = try invocation.positional(0).map { text in try Retention(parsing: text) }
+        let engines = try await keptData(invocation, telling: true).engines
+        guard let retention = asked else {
             let retention = try await engines.retention()
             invocation.console.out("Readings are kept \(retention).\n")
             return
         }
-        let retention = try Retention(parsing: text)
         let pruned = try await engines.setRetention(retention)
         let deleted = pruned == 0 ? "" : " (\(pruned) older \(pruned == 1 ? "reading" : "readings") deleted)"
         invocation.console.out("Readings are now kept \(retention)\(deleted).\n")
@@ -137,15 +151,45 @@ enum EnginesCommand {
     // MARK: - Shared with keep whatsnew
 
     /// Kept data for this run; a warning when nothing is kept, saying why.
-    static func keptData(_ invocation: Invocation) async throws(CommandFailure) -> KeptData {
+    ///
+    /// When what is kept cannot be read this time (the keyring is locked or does not
+    /// answer), the command cannot tell what is kept: it fails with that line, showing and
+    /// changing nothing, rather than answer from an empty memory store as if nothing were
+    /// kept. With `telling` (a command whose answer is about what is kept: the retention,
+    /// forgetting), it also fails when nothing is kept here at all, or kept data could not
+    /// be opened: a default shown as the setting, or "nothing was kept" with rows on disk,
+    /// would not be true.
+    static func keptData(_ invocation: Invocation, telling: Bool = false) async throws(CommandFailure) -> KeptData {
         let kept: KeptData
         do {
             kept = try await invocation.composition.kept()
         } catch {
             throw .because(error)
         }
-        if case .kept = kept.status {} else { invocation.console.warning(kept.status.summary) }
+        switch kept.status {
+        case .kept, .notYet:
+            return kept
+        case .notKept(let reason) where reason.code == .keyStoreUnavailable:
+            throw .failure(cannotTell(reason.keyStoreError))
+        case .failed:
+            if telling { throw .failure("cannot tell what is kept: \(kept.status.summary); nothing was changed") }
+        case .notKept:
+            if telling { throw .failure("\(kept.status.summary), so there is nothing to show or change here") }
+        }
+        invocation.console.warning(kept.status.summary)
         return kept
+    }
+
+    /// `cannot tell: the keyring is locked; …`: one line for a kept-data command whose key
+    /// the keyring would not give this time.
+    static func cannotTell(_ error: SecretsError?) -> String {
+        let locked = error?.code == .locked
+        let why =
+            locked
+            ? "the keyring is locked"
+            : "the key that seals kept data could not be read\(error.map { " (\($0))" } ?? "")"
+        let fix = locked ? " (unlock it, then retry)" : ""
+        return "cannot tell: \(why); what keep has kept is neither shown nor changed until it can be read\(fix)"
     }
 
     /// The default server's address (`keep servers use`); a warning, and `nil`, when there
@@ -200,7 +244,7 @@ enum EnginesCommand {
         let read = ", read \(reading.age(now: now))"
         guard health.reachable else { return "no answer (\(health.problem ?? "unknown"))" + read }
         if let problem = health.problem { return "answered, but \(problem)" + read }
-        let says = health.says.map { " (\($0))" } ?? ""
+        let says = health.says.map { " (\(Console.field($0)))" } ?? ""
         return "answered in \(health.latencyMilliseconds ?? 0) ms\(says)" + read
     }
 
@@ -212,7 +256,7 @@ enum EnginesCommand {
         text += readings.health.map { health($0, now) } ?? "not read"
         text += "\n"
         guard let list = readings.models else { return text }
-        let names = list.value.ids.isEmpty ? "(none listed)" : list.value.ids.joined(separator: ", ")
+        let names = list.value.ids.isEmpty ? "(none listed)" : list.value.ids.map(Console.field).joined(separator: ", ")
         if list.isFresh {
             text += "    models: \(names)\n    choose one with: keep engines use MODEL\n"
         } else {

@@ -17,26 +17,32 @@ enum RolesCommand {
             A role is a system prompt with a name, and the model and temperature it asks with when it says.
             `ask -r NAME`, `chat -r NAME` and `/role NAME` ask in it; its system prompt becomes the chat's own.
             They live in the servers file (settings/profiles).
-
-            Example: keep roles add coder --system "Answer with code only." -m fast --temperature 0.2
             """,
+        examples: [
+            "keep roles": "List the roles:",
+            "keep ask -r coder \"a function that reverses a list\"": "Ask in the role coder:",
+        ],
         arguments: ArgumentParser(options: [ChatsCommand.json.described("print the roles as one JSON object")]),
         subcommands: [add, show, remove], run: list)
 
     static let add = Command(
         "add", summary: "Add the role NAME, or replace the one of that name",
-        help: "Example: keep roles add translator --system \"Translate into French.\"",
+        examples: [
+            "keep roles add translator --system \"Translate into French.\"": "A role that translates:",
+            "keep roles add coder --system \"Code only.\" -m fast --temperature 0.2":
+                "One that answers in code, with the alias fast, at a low temperature:",
+        ],
         arguments: ArgumentParser(options: [systemOption, modelOption, temperatureOption], required: ["NAME"]),
         run: addRole)
 
     static let show = Command(
-        "show", summary: "Show the role NAME", help: "Example: keep roles show coder",
+        "show", summary: "Show the role NAME", examples: ["keep roles show coder": "Show the role coder:"],
         arguments: ArgumentParser(
             options: [ChatsCommand.json.described("print the role as one JSON object")], required: ["NAME"]),
         run: showRole)
 
     static let remove = Command(
-        "rm", summary: "Remove the role NAME", help: "Example: keep roles rm coder",
+        "rm", summary: "Remove the role NAME", examples: ["keep roles rm coder": "Remove the role coder:"],
         arguments: ArgumentParser(required: ["NAME"]), run: removeRole)
 
     static func list(_ invocation: Invocation) async throws {

@@ -30,26 +30,36 @@ enum ServersCommand {
             other than the default. The servers live in the store at settings/profiles, plain JSON; the first
             run of this version carried the baseUrl, model, keySlot and keyAccount settings into the server
             `default` (the settings stay as they were).
-
-            Example: keep servers add claude https://api.anthropic.com/v1 --protocol anthropic -m claude-sonnet-4-5
             """,
+        examples: [
+            "keep servers": "List the servers, the default one marked:",
+            "keep servers add claude https://api.anthropic.com/v1 --protocol anthropic":
+                "Add Anthropic's API as the server claude:",
+        ],
         arguments: ArgumentParser(options: [ChatsCommand.json.described("print the servers as one JSON object")]),
         subcommands: [add, remove, use], run: list)
 
     static let add = Command(
         "add", summary: "Add the server NAME at URL, or replace the one of that name",
-        help: "Example: keep servers add local http://127.0.0.1:8080/v1 -m qwen3 --context 32768",
+        examples: [
+            "keep servers add local http://127.0.0.1:8080/v1 -m qwen3 --context 32768":
+                "A server on this machine, asked for qwen3, its context budget 32768 tokens:",
+            "keep servers add gpt https://api.openai.com/v1 --key openai -m gpt-4o-mini":
+                "OpenAI's API, with the key slot it sends and the model it asks by default:",
+        ],
         arguments: ArgumentParser(
             options: [protocolOption, keyOption, modelOption, caOption, contextOption], required: ["NAME", "URL"]),
         run: addServer)
 
     static let remove = Command(
-        "rm", summary: "Remove the server NAME (not the default one)", help: "Example: keep servers rm old",
+        "rm", summary: "Remove the server NAME (not the default one)",
+        examples: ["keep servers rm old": "Remove the server old:"],
         arguments: ArgumentParser(required: ["NAME"]), run: removeServer)
 
     static let use = Command(
         "use", summary: "Make NAME the server asked when none is named (and the remote engine the one used)",
-        help: "Example: keep servers use claude", arguments: ArgumentParser(required: ["NAME"]), run: useServer)
+        examples: ["keep servers use claude": "Ask claude whenever a question names no server:"],
+        arguments: ArgumentParser(required: ["NAME"]), run: useServer)
 
     // MARK: - List
 

@@ -10,18 +10,32 @@ enum SettingsCommand {
         "settings", summary: "Show the settings, whether each is set, and where keys are kept",
         help: "A secret shows only whether it is configured, never its value. Settings live in "
             + "<data root>/store/settings/settings (JSON you may edit); keys live in the keychain.",
+        examples: [
+            "keep settings": "Show every setting, its value and whether it is set:"
+        ],
         arguments: ArgumentParser(options: [ChatsCommand.json]), subcommands: [get, set, unset], run: list)
 
     static let get = Command(
         "get", summary: "Print the value in use for KEY (a secret: configured or not set)",
+        examples: [
+            "keep settings get model": "Print the model in use:"
+        ],
         arguments: ArgumentParser(required: ["KEY"]), run: getSetting)
 
     static let set = Command(
         "set", summary: "Set KEY to VALUE, after checking it",
+        examples: [
+            "keep settings set baseUrl http://127.0.0.1:8080/v1":
+                "Point the remote engine at a server on this machine:",
+            "keep settings set engineId remote": "Answer with that server from the next question on:",
+        ],
         arguments: ArgumentParser(required: ["KEY", "VALUE"]), run: setSetting)
 
     static let unset = Command(
         "unset", summary: "Put KEY back to its default",
+        examples: [
+            "keep settings unset temperature": "Put the temperature back to its default:"
+        ],
         arguments: ArgumentParser(required: ["KEY"]), run: unsetSetting)
 
     // MARK: - List
@@ -29,28 +43,18 @@ enum SettingsCommand {
     static func list(_ invocation: Invocation) async throws {
         let core = try await invocation.core()
         let report = await SettingsReport.make(
-            core.settings, backend: await invocation.composition.secrets(),
+            SettingsFacade(core.settings), backend: await invocation.composition.secrets(),
             kept: try? await invocation.composition.kept(creating: false))
         if invocation.json { return try invocation.printJSON(report) }
         let width = report.settings.map(\.key.count).max() ?? 0
         var text = ""
-        var section = ""
-        for row in report.settings {
-            if row.section != section {
-                section = row.section
-                text += "\(section)\n"
-            }
-            let value: String
-            let note: String
-            if row.secret {
-                value = row.configured.map { $0 ? "configured" : "not set" } ?? "unknown"
-                note = row.problem.map { "(\($0))" } ?? "(keychain)"
-            } else {
-                value = row.value?.description ?? ""
-                note = row.isSet ? "(set)" : "(default)"
-            }
-            text += "  \(row.key.padding(toLength: width, withPad: " ", startingAt: 0))  "
-            text += "\(value.padding(toLength: max(value.count, 28), withPad: " ", startingAt: 0))  \(note)\n"
+        // Each section once, in the order its first setting comes, with its settings under it.
+        let sections = report.settings.reduce(into: [String]()) {
+            if !$0.contains($1.section) { $0.append($1.section) }
+        }
+        for section in sections {
+            text += "\(section)\n"
+            for row in report.settings where row.section == section { text += line(row, width: width) }
         }
         if let key = report.key {
             let ref = "\(key.slot)/\(StorageError.quoted(key.account))"
@@ -76,6 +80,23 @@ enum SettingsCommand {
         }
     }
 
+    /// One setting's row: its key, its value (a secret: whether it is configured) and
+    /// whether it is set, then its help under it, filled to 80 columns.
+    private static func line(_ row: SettingsReport.Row, width: Int) -> String {
+        let value: String
+        let note: String
+        if row.secret {
+            value = row.configured.map { $0 ? "configured" : "not set" } ?? "unknown"
+            note = row.problem.map { "(\($0))" } ?? "(keychain)"
+        } else {
+            value = row.value?.description ?? ""
+            note = row.isSet ? "(set)" : "(default)"
+        }
+        var text = "  \(row.key.padding(toLength: width, withPad: " ", startingAt: 0))  "
+        text += "\(value.padding(toLength: max(value.count, 28), withPad: " ", startingAt: 0))  \(note)\n"
+        return text + TextFill.wrapped(row.help, width: TextFill.width - 6).map { "      \($0)\n" }.joined()
+    }
+
     // MARK: - Get, set, unset
 
     static func getSetting(_ invocation: Invocation) async throws {
@@ -88,7 +109,7 @@ enum SettingsCommand {
                 throw CommandFailure.failure(
                     "\(key): cannot tell whether a key is stored: \(error)")
             }
-            invocation.console.out("\(presence.summary)\n")
+            invocation.console.show("\(presence.summary)\n")
             return
         }
         if def.isSecret {
@@ -119,6 +140,25 @@ enum SettingsCommand {
         }
         invocation.console.show("\(key) = \(settings.value(key)?.description ?? "")\n")
         try await ServersCommand.follow(key, invocation)
+        if key == SettingRegistry.chatHistory.key, settings.value(key)?.bool == false {
+            try forgetHistory(invocation)
+        }
+    }
+
+    /// With chatHistory off, the lines typed before are removed at once: the file holds what
+    /// the user typed, and the setting says none is kept.
+    private static func forgetHistory(_ invocation: Invocation) throws {
+        let history: QuestionHistory
+        do {
+            history = QuestionHistory(root: try invocation.composition.dataRoot())
+        } catch {
+            throw CommandFailure.failure("\(error)")
+        }
+        do {
+            try history.remove()
+        } catch {
+            throw CommandFailure.failure("chatHistory is off, but \(error)")
+        }
     }
 
     static func unsetSetting(_ invocation: Invocation) async throws {
@@ -128,7 +168,7 @@ enum SettingsCommand {
             try await settings.unset(key)
         }
         let now = settings.value(key).map { " (\($0))" } ?? ""
-        invocation.console.out("\(key) is back to its default\(now)\n")
+        invocation.console.show("\(key) is back to its default\(now)\n")
         try await ServersCommand.follow(key, invocation)
     }
 
@@ -145,6 +185,8 @@ enum SettingsCommand {
         } catch {
             throw CommandFailure.because(error)
         }
+        // The change moved an unreadable file aside: say where it went, this once.
+        if case .keptAside = settings.health { invocation.console.warning(settings.health.description) }
     }
 
     /// The setting `key`, or a failure that lists the settings there are.

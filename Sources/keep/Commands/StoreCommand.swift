@@ -9,26 +9,44 @@ enum StoreCommand {
         "store", summary: "Read and write the raw store, for scripts",
         help: "Namespaces: \(namespaces). Values are text, exactly as stored (a chat is its JSON). This goes "
             + "around keep's own checks: prefer the other commands for chats and settings.",
+        examples: [
+            "keep store ls chats": "List the ids of the chats as stored:"
+        ],
         subcommands: [get, put, remove, list, clear])
 
     static let get = Command(
         "get", summary: "Print the value at NAMESPACE/ID (exit 1 when there is none)",
+        examples: [
+            "keep store get settings settings": "Print the settings file:"
+        ],
         arguments: ArgumentParser(required: ["NAMESPACE", "ID"]), run: getValue)
 
     static let put = Command(
         "put", summary: "Store standard input as the value at NAMESPACE/ID",
+        examples: [
+            "keep store put settings settings < saved.json": "Put back a copy of the settings file, unchecked:"
+        ],
         arguments: ArgumentParser(required: ["NAMESPACE", "ID"]), run: putValue)
 
     static let remove = Command(
         "rm", summary: "Remove the value at NAMESPACE/ID",
+        examples: [
+            "keep store rm cache migrated-from-store-json": "Have store.json copied again at the next launch:"
+        ],
         arguments: ArgumentParser(required: ["NAMESPACE", "ID"]), run: removeValue)
 
     static let list = Command(
         "ls", summary: "List the ids in NAMESPACE, one per line, sorted",
+        examples: [
+            "keep store ls drafts": "List the ids in the drafts namespace:"
+        ],
         arguments: ArgumentParser(required: ["NAMESPACE"]), run: listIds)
 
     static let clear = Command(
         "clear", summary: "Remove every value in NAMESPACE",
+        examples: [
+            "keep store clear cache": "Empty the cache namespace (its migration marker stays):"
+        ],
         arguments: ArgumentParser(required: ["NAMESPACE"]), run: clearNamespace)
 
     private static var namespaces: String { Namespace.allCases.map(\.rawValue).joined(separator: ", ") }

@@ -3,7 +3,6 @@ import KeepApp
 import KeepCLI
 import KeepCore
 import KeepReports
-import KeepTerminal
 
 /// `keep usage`: the tokens servers counted for your answers, per model.
 enum UsageCommand {
@@ -16,6 +15,9 @@ enum UsageCommand {
             Reads every chat. Counts are the servers' own (sent with each streamed answer), never estimates;
             an answer whose server sent none is counted as an answer, its tokens left out.
             """,
+        examples: [
+            "keep usage --since 7": "Sum the tokens of the last week's answers, per model:"
+        ],
         arguments: ArgumentParser(options: [since, ChatsCommand.json]), run: run)
 
     static func run(_ invocation: Invocation) async throws {
@@ -35,7 +37,7 @@ enum UsageCommand {
         }
         let report = UsageReport(chats: listing.chats, days: days)
         if invocation.json { return try invocation.printJSON(report) }
-        invocation.console.out(text(of: report, unreadable: listing.unreadable.count))
+        invocation.console.show(text(of: report, unreadable: listing.unreadable.count))
     }
 
     /// The report as a table, with what it leaves out said below it.
@@ -48,7 +50,7 @@ enum UsageCommand {
         let rows =
             report.models.map { row in
                 [
-                    TerminalText.neutralised(row.model ?? ""), "\(row.answers)", "\(row.prompt)", "\(row.completion)",
+                    Console.field(row.model ?? ""), "\(row.answers)", "\(row.prompt)", "\(row.completion)",
                     "\(row.total)",
                 ]
             } + [

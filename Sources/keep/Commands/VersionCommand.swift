@@ -6,6 +6,10 @@ import KeepCore
 enum VersionCommand {
     static let command = Command(
         "version", summary: "Print keep's version (also `keep --version`)",
+        examples: [
+            "keep --version": "Print the version:",
+            "keep version --json": "Print the version and the chat format as JSON:",
+        ],
         arguments: ArgumentParser(options: [ChatsCommand.json]), run: run)
 
     /// What `keep version --json` prints.

@@ -13,6 +13,9 @@ enum WhatsNewCommand {
             Asks every module that keeps markers. The server in the baseUrl setting is read afresh first when keep
             has read it before; others answer from their kept readings. What is shown counts as seen.
             """,
+        examples: [
+            "keep whatsnew": "Show the models a server added since you last looked:"
+        ],
         arguments: ArgumentParser(options: [ChatsCommand.json]), run: run)
 
     /// What `--json` prints: one object holding the news.
@@ -78,6 +81,6 @@ enum WhatsNewCommand {
             news.isFirstLook
             ? "\(news.about): \(count) \(noun), a first look (nothing to compare with yet; read \(age))"
             : "\(news.about): \(count) new \(noun) since you looked (read \(age))"
-        return head + "\n" + news.items.map { "  \($0)\n" }.joined()
+        return head + "\n" + news.items.map { "  \(Console.field($0))\n" }.joined()
     }
 }

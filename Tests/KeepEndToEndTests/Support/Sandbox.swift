@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import KeepTestSupport
 
 /// One test's own world for `keep`: a temporary directory holding a home and a data home,
 /// and the environment `keep` is started with: that, and nothing else of the test
@@ -17,10 +18,9 @@ struct Sandbox {
     /// own network namespace or `setpriv` to run it as another user; nothing by default.
     var launcher: [String] = []
 
-    /// The session bus of the test process, when it runs inside `scripts/with-keyring`.
-    static let busAddress = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
-    /// Whether the keyring tests can run here.
-    static var hasKeyring: Bool { busAddress != nil }
+    /// The session bus of the test process, when it is the private one `scripts/with-keyring`
+    /// started (``KeepTestSupport/ScriptsKeyring``); never a desktop session's.
+    static let busAddress = ScriptsKeyring.busAddress()
 
     init(keyring: Bool = false) throws {
         try self.init(keyring: keyring, directory: try TemporaryDirectory(prefix: "keep-e2e"))

@@ -14,7 +14,7 @@
     /// alone (libssl writes with `write`), so a client gone early is an error, not a signal.
     final class TLSFront: Sendable {
         let port: UInt16
-        let host = "127.0.0.1"
+        let host: String
         private let listener: Int32
         private let backend: LoopbackServer
         private let context: Context
@@ -25,8 +25,9 @@
             let pointer: OpaquePointer
         }
 
-        /// Serves TLS with `issued` before `backend`.
-        init(_ backend: LoopbackServer, issued: TestAuthority.Issued) throws {
+        /// Serves TLS with `issued` before `backend`, on `host` (an IPv4 address of this machine).
+        init(_ backend: LoopbackServer, issued: TestAuthority.Issued, on host: String = "127.0.0.1") throws {
+            self.host = host
             guard let context = SSL_CTX_new(TLS_server_method()) else { throw SandboxFailure("SSL_CTX_new failed") }
             guard SSL_CTX_use_certificate_chain_file(context, issued.certificate) == 1,
                 SSL_CTX_use_PrivateKey_file(context, issued.key, SSL_FILETYPE_PEM) == 1
@@ -35,7 +36,7 @@
                 throw SandboxFailure("libssl did not take \(issued.certificate)")
             }
             do {
-                (listener, port) = try LoopbackServer.listen(on: "127.0.0.1")
+                (listener, port) = try LoopbackServer.listen(on: host)
             } catch {
                 SSL_CTX_free(context)
                 throw error
@@ -45,7 +46,7 @@
             Thread { [self] in acceptLoop() }.start()
         }
 
-        /// `https://127.0.0.1:<port>/v1`, the base URL keep is given.
+        /// `https://<host>:<port>/v1`, the base URL keep is given.
         var baseURL: String { "https://\(host):\(port)/v1" }
 
         /// How many TLS handshakes completed (each then relayed to the server behind).

@@ -1,16 +1,15 @@
 import Foundation
 import KeepConformance
-import KeepTestSupport
 
 /// `dbus-monitor` on a test's private bus: what actually crossed D-Bus while code ran.
 ///
 /// Use ``with(_:_:)``, which always stops the monitor.
-final class BusMonitor: Sendable {
+package final class BusMonitor: Sendable {
     private let bus: PrivateBus
     private let daemon: Daemon
 
     /// Runs `body` with a monitor watching `bus`, then stops the monitor.
-    static func with<T>(_ bus: PrivateBus, _ body: (BusMonitor) async throws -> T) async throws -> T {
+    package static func with<T>(_ bus: PrivateBus, _ body: (BusMonitor) async throws -> T) async throws -> T {
         let monitor = try await BusMonitor(bus)
         defer { monitor.daemon.stop() }
         return try await body(monitor)
@@ -33,7 +32,7 @@ final class BusMonitor: Sendable {
     ///
     /// Marker calls before and after `body` bracket the traffic, and the monitor has been
     /// read up to the closing marker, so nothing `body` sent can be missing.
-    func traffic(during body: () async throws -> Void) async throws -> String {
+    package func traffic(during body: () async throws -> Void) async throws -> String {
         let begin = "keep-begin-\(UUID().uuidString)"
         let end = "keep-end-\(UUID().uuidString)"
         try await mark(begin)

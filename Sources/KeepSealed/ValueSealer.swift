@@ -1,0 +1,122 @@
+import KeepPorts
+
+#if canImport(CCrypto)
+    /// The cipher of sealed values (``SealedStorage``): AES-256-GCM under a key HKDF-SHA256
+    /// derives from the data key with a label of its own, each record bound to its place.
+    ///
+    /// A record is a line of text: ``prefix`` (the format and its version), then base64 of
+    /// `nonce (12) ‖ ciphertext ‖ tag (16)`. The nonce is fresh from `RAND_bytes` for every
+    /// record. The associated data binds, length-prefixed so no two bindings share bytes: a
+    /// label, the format, the namespace, the id, and the byte offset at which the record
+    /// starts in the stored value. So a record opens only under the same key, for the same
+    /// key of the store, at the same place: a value swapped, renamed, moved to another
+    /// namespace, a record moved or cut out of the middle, all fail to authenticate.
+    ///
+    /// The derived key lives in a buffer of its own (``DerivedKeys``), wiped when the last
+    /// holder lets go; the data key it came from is not kept.
+    final class ValueSealer: Sendable {
+        /// What every record starts with: the format's name and version.
+        static let prefix = Array("keep-sealed-v1:".utf8)
+        /// The format, in the associated data.
+        static let format: UInt8 = 1
+        /// HKDF's info for the value key: a label no other key of keep's is derived with.
+        private static let keyLabel = "keep sealed values v1: AES-256-GCM value key"
+        /// The associated data's own label, so its bytes mean nothing to another protocol.
+        private static let dataLabel = Array("keep sealed value".utf8)
+
+        private let keys: DerivedKeys
+        private let cipher: LibCrypto.Cipher
+
+        /// The sealer under `dataKey` (32 bytes, else `malformed`); no copy of it is kept.
+        init(dataKey: [UInt8]) throws(SealingError) {
+            guard dataKey.count == LibCrypto.keyCount else {
+                throw SealingError(
+                    code: .malformed, operation: "data key",
+                    detail: "a data key is \(LibCrypto.keyCount) bytes, not \(dataKey.count)")
+            }
+            keys = try dataKey.withBytes { key throws(SealingError) in
+                try DerivedKeys(dataKey: key, labels: [Self.keyLabel])
+            }
+            cipher = try LibCrypto.Cipher()
+        }
+
+        /// The record sealing `plaintext` as the one at `offset` in the value of `key`: its
+        /// text, without a newline.
+        func record(_ plaintext: [UInt8], for key: StorageKey, at offset: Int) throws(SealingError) -> String {
+            let associated = Self.associatedData(key, offset: offset)
+            let nonceCount = SealedPayload.nonceCount
+            let tagStart = nonceCount + plaintext.count
+            let total = tagStart + SealedPayload.tagCount
+            let sealed = try [UInt8](unsafeUninitializedCapacity: total) { (buffer, initialized) throws(SealingError) in
+                let out = UnsafeMutableRawBufferPointer(buffer)
+                // A fresh random nonce for every record: GCM under one key must never see one twice.
+                try LibCrypto.fillRandom(UnsafeMutableRawBufferPointer(rebasing: out[..<nonceCount]))
+                try plaintext.withBytes { (plain) throws(SealingError) in
+                    try associated.withBytes { (aad) throws(SealingError) in
+                        try LibCrypto.sealAES256GCM(
+                            cipher, key: keys[0], nonce: UnsafeRawBufferPointer(rebasing: out[..<nonceCount]),
+                            aad: aad, plaintext: plain,
+                            ciphertext: UnsafeMutableRawBufferPointer(rebasing: out[nonceCount..<tagStart]),
+                            tag: UnsafeMutableRawBufferPointer(rebasing: out[tagStart...]))
+                    }
+                }
+                initialized = total
+            }
+            var text = Self.prefix
+            sealed.withUnsafeBytes { Base64.encode($0, into: &text) }
+            return String(decoding: text, as: UTF8.self)
+        }
+
+        /// The plaintext of the record `line` (with its prefix, without its newline), if it
+        /// was sealed under this key as the one at `offset` in the value of `key`; a
+        /// `notAuthentic` error otherwise, `malformed` for a line that is no record.
+        func open(
+            _ line: UnsafeBufferPointer<UInt8>, for key: StorageKey, at offset: Int
+        ) throws(SealingError)
+            -> [UInt8]
+        {
+            guard line.starts(with: Self.prefix),
+                let sealed = Base64.decode(UnsafeBufferPointer(rebasing: line[Self.prefix.count...])),
+                sealed.count >= SealedPayload.nonceCount + SealedPayload.tagCount
+            else {
+                throw SealingError(code: .malformed, operation: "open", detail: "the line is not a sealed record")
+            }
+            let associated = Self.associatedData(key, offset: offset)
+            let nonceCount = SealedPayload.nonceCount
+            let tagStart = sealed.count - SealedPayload.tagCount
+            let count = tagStart - nonceCount
+            let plaintext = try [UInt8](unsafeUninitializedCapacity: count) {
+                (buffer, initialized) throws(SealingError) in
+                try sealed.withBytes { (all) throws(SealingError) in
+                    try associated.withBytes { (aad) throws(SealingError) in
+                        try LibCrypto.openAES256GCM(
+                            cipher, key: keys[0], nonce: UnsafeRawBufferPointer(rebasing: all[..<nonceCount]),
+                            aad: aad, ciphertext: UnsafeRawBufferPointer(rebasing: all[nonceCount..<tagStart]),
+                            tag: UnsafeRawBufferPointer(rebasing: all[tagStart...]),
+                            plaintext: UnsafeMutableRawBufferPointer(buffer))
+                    }
+                }
+                initialized = count
+            }
+            return plaintext
+        }
+
+        /// Label, format, namespace, id and offset: each variable field with a 4-byte
+        /// big-endian length, the offset a fixed 8 bytes.
+        static func associatedData(_ key: StorageKey, offset: Int) -> [UInt8] {
+            var out: [UInt8] = []
+            out.reserveCapacity(4 * 3 + 1 + 8 + dataLabel.count + key.namespace.rawValue.utf8.count + key.id.utf8.count)
+            appendField(dataLabel, to: &out)
+            out.append(format)
+            appendField(key.namespace.rawValue.utf8, to: &out)
+            appendField(key.id.utf8, to: &out)
+            withUnsafeBytes(of: UInt64(offset).bigEndian) { out.append(contentsOf: $0) }
+            return out
+        }
+
+        private static func appendField(_ field: some Collection<UInt8>, to out: inout [UInt8]) {
+            withUnsafeBytes(of: UInt32(field.count).bigEndian) { out.append(contentsOf: $0) }
+            out.append(contentsOf: field)
+        }
+    }
+#endif
