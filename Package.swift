@@ -7,7 +7,7 @@ import PackageDescription
 /// No package dependencies: everything beyond the toolchain is a Debian C library,
 /// wrapped in a system-library target and imported only by the adapter that uses it.
 ///
-/// Version 0.2.0 (`keep --version`; CHANGELOG.md). Licensed under the Apache License 2.0
+/// Version 0.3.0 (`keep --version`; CHANGELOG.md). Licensed under the Apache License 2.0
 /// (LICENSE).
 let package = Package(
     name: "Keep",
