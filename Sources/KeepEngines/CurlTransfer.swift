@@ -249,10 +249,13 @@ import Synchronization
 
             let method = outgoing.method.uppercased()
             if let body = outgoing.body {
-                try check(keep_curl_set_size(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), CURLOPT_POSTFIELDSIZE_LARGE)
+                try check(
+                    keep_curl_set_size(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)),
+                    CURLOPT_POSTFIELDSIZE_LARGE)
                 // Copied by libcurl, so the body need not outlive this call.
                 let copied = body.withUnsafeBytes { bytes in
-                    keep_curl_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                    keep_curl_set_pointer(
+                        easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
                 }
                 try check(copied, CURLOPT_COPYPOSTFIELDS)
             } else if method == "GET" {

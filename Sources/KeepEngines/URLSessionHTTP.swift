@@ -74,7 +74,8 @@ package struct URLSessionHTTP: ServerHTTPPort {
                 reason: "not asked: keep does not send the key over plain http to \(refusal.host), "
                     + CleartextRule.notThisMachine(refusal.detail))
         } catch let refusal as CertificateRefusal {
-            throw HTTPFailure(reason: "not asked: " + refusal.words(host: request.url.host ?? "", authority: authority ?? ""))
+            throw HTTPFailure(
+                reason: "not asked: " + refusal.words(host: request.url.host ?? "", authority: authority ?? ""))
         } catch is DataTaskEvents.LimitExceeded {
             throw HTTPFailure(reason: "its answer passed \(RemoteEngine.sizeText(bodyLimit)); not read")
         } catch is DataTaskEvents.TimeLimitReached {

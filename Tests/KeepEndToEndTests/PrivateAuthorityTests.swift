@@ -121,7 +121,9 @@ struct PrivateAuthorityTests {
         #expect(try await sandbox.messages(String(try #require(ids.first))) == ["hello over TLS", "over TLS"])
     }
 
-    @Test("a server whose certificate another authority signed gets nothing, not the key nor the question; the line says why")
+    @Test(
+        "a server whose certificate another authority signed gets nothing, not the key nor the question; the line says why"
+    )
     func otherAuthorityRefused() async throws {
         let backend = try LoopbackServer(LoopbackServer.streaming(["verified"]))
         let sandbox = try sandbox()
@@ -240,7 +242,8 @@ struct PrivateAuthorityTests {
             // A same-origin redirect (followed for the model list's GET) that sets a cookie.
             if request.path == "/v1/models" {
                 responder.send(
-                    status: 307, headers: ["Location": "/v1/models?again=1", "Set-Cookie": "session=lab-cookie; Path=/"],
+                    status: 307,
+                    headers: ["Location": "/v1/models?again=1", "Set-Cookie": "session=lab-cookie; Path=/"],
                     body: "")
             } else {
                 responder.send(status: 200, body: #"{"object":"list","data":[{"id":"lab-model","object":"model"}]}"#)
@@ -318,7 +321,8 @@ struct PrivateAuthorityTests {
         ),
     ]
 
-    @Test("on the libcurl path the size and time limits end the turn with one line, the question kept", arguments: 0..<4)
+    @Test(
+        "on the libcurl path the size and time limits end the turn with one line, the question kept", arguments: 0..<4)
     func limitsHold(index: Int) async throws {
         let limit = Self.limits[index]
         let backend = try LoopbackServer(limit.handler)

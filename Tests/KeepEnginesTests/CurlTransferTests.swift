@@ -16,7 +16,9 @@ import Testing
     struct CurlTransferTests {
         static let edge = EdgePolicy(userAgent: "keep/test")
 
-        private func transfer(_ listener: Listener, idle: TimeInterval) throws -> AsyncThrowingStream<
+        private func transfer(
+            _ listener: Listener, idle: TimeInterval
+        ) throws -> AsyncThrowingStream<
             DataTaskEvents.Event, any Error
         > {
             let url = try #require(URL(string: "http://127.0.0.1:\(listener.port)/v1/models"))
@@ -96,7 +98,9 @@ import Testing
                 let connection = accept(descriptor, nil, nil)
                 defer { close(connection) }
                 let head = Self.readHead(connection)
-                _ = Array(response.utf8).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                _ = Array(response.utf8).withUnsafeBytes {
+                    send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
                 return head
             }
         }
@@ -118,7 +122,9 @@ import Testing
         private static func readHead(_ connection: Int32) -> String {
             var head: [UInt8] = []
             var byte: UInt8 = 0
-            while !head.suffix(4).elementsEqual("\r\n\r\n".utf8), recv(connection, &byte, 1, 0) == 1 { head.append(byte) }
+            while !head.suffix(4).elementsEqual("\r\n\r\n".utf8), recv(connection, &byte, 1, 0) == 1 {
+                head.append(byte)
+            }
             return String(decoding: head, as: UTF8.self)
         }
 

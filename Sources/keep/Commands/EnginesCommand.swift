@@ -98,7 +98,8 @@ enum EnginesCommand {
         }
         let readings = try await kept.engines.refresh(
             server, apiKey: await key(core, invocation),
-            keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(core.settings), authority: await authority(core, invocation))
+            keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(core.settings),
+            authority: await authority(core, invocation))
         let model: String
         do {
             model = try kept.engines.modelToUse(name, from: readings)

@@ -86,7 +86,10 @@
             defer { close(server) }
             var buffer = [UInt8](repeating: 0, count: 16 << 10)
             relaying: while true {
-                var ends = [pollfd(fd: client, events: Int16(POLLIN), revents: 0), pollfd(fd: server, events: Int16(POLLIN), revents: 0)]
+                var ends = [
+                    pollfd(fd: client, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: server, events: Int16(POLLIN), revents: 0),
+                ]
                 if SSL_pending(ssl) == 0 {
                     guard poll(&ends, 2, -1) >= 0 || errno == EINTR else { break }
                 }
@@ -99,7 +102,9 @@
                     guard count > 0 else { break relaying }
                     var sent = 0
                     while sent < count {
-                        let wrote = buffer[sent..<count].withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+                        let wrote = buffer[sent..<count].withUnsafeBytes {
+                            SSL_write(ssl, $0.baseAddress, Int32($0.count))
+                        }
                         guard wrote > 0 else { break relaying }
                         sent += Int(wrote)
                     }
@@ -134,7 +139,9 @@
         private static func sendAll(_ socket: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
             var rest = bytes
             while !rest.isEmpty {
-                let sent = rest.withUnsafeBytes { Foundation.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                let sent = rest.withUnsafeBytes {
+                    Foundation.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
                 if sent < 0, errno == EINTR { continue }
                 guard sent > 0 else { return false }
                 rest = rest.dropFirst(sent)

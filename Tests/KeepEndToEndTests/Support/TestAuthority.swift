@@ -35,10 +35,12 @@ struct TestAuthority: Sendable {
     func issue(for host: String, days: Int = 1, as name: String = "server") throws -> Issued {
         func path(_ suffix: String) -> String { (folder as NSString).appendingPathComponent(name + suffix) }
         let isAddress = host.split(separator: ".").count == 4 && host.allSatisfy { $0.isNumber || $0 == "." }
-        try "subjectAltName=\(isAddress ? "IP" : "DNS"):\(host)\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
+        try
+            "subjectAltName=\(isAddress ? "IP" : "DNS"):\(host)\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
             .write(toFile: path(".ext"), atomically: true, encoding: .utf8)
         try Self.openssl(
-            "req", "-newkey", "rsa:2048", "-nodes", "-keyout", path(".key"), "-out", path(".csr"), "-subj", "/CN=\(host)")
+            "req", "-newkey", "rsa:2048", "-nodes", "-keyout", path(".key"), "-out", path(".csr"), "-subj",
+            "/CN=\(host)")
         try Self.openssl(
             "x509", "-req", "-in", path(".csr"), "-CA", certificate, "-CAkey", key, "-CAcreateserial", "-out",
             path(".pem"), "-days", "\(days)", "-extfile", path(".ext"))
