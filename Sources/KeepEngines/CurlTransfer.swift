@@ -25,7 +25,8 @@ import Synchronization
     /// that file and name the URL's host, and the system's authorities vouch for nothing
     /// here. A certificate refused so ends the stream with ``CertificateRefusal`` (another
     /// authority, expired, not yet valid, another name, an unreadable file) in the TLS
-    /// handshake, before a byte of the request is sent. Verification is never off.
+    /// handshake (or, for the name, which libcurl checks itself, right after it), before a
+    /// byte of the request is sent. Verification is never off.
     ///
     /// Every other rule is the one every transfer keeps (``Transfer/launch(_:edge:limits:continuation:)``):
     /// the cleartext rule and pinning before anything connects (a pinned request goes to its
@@ -205,9 +206,7 @@ import Synchronization
             headers: inout CurlList, pinned: inout CurlList
         ) throws(TransferFailure.Described) {
             func check(_ result: CURLcode, _ option: CURLoption) throws(TransferFailure.Described) {
-                guard result == CURLE_OK else {
-                    throw Self.failed(result)
-                }
+                guard result == CURLE_OK else { throw Self.failed(result, setting: option) }
             }
             func set(_ option: CURLoption, _ value: Int) throws(TransferFailure.Described) {
                 try check(keep_curl_set_long(easy, option, value), option)
@@ -224,8 +223,6 @@ import Synchronization
             try set(CURLOPT_NETRC, Int(CURL_NETRC_IGNORED.rawValue))
             // No proxy, not even one the environment names: an empty name is libcurl's "none".
             try set(CURLOPT_PROXY, text: "")
-            // A proxy's `200 Connection established` is not the server's response.
-            try set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
             // The authority file alone: its certificates, no directory of others, verification on.
             try set(CURLOPT_CAINFO, text: authority)
             try set(CURLOPT_CAPATH, text: nil)
@@ -301,6 +298,13 @@ import Synchronization
         private static func failed(_ result: CURLcode) -> TransferFailure.Described {
             TransferFailure.Described(
                 words: "the HTTP library (libcurl) failed: \(String(cString: curl_easy_strerror(result)))")
+        }
+
+        /// libcurl's words for `result` of setting `option` (by libcurl's number for it).
+        private static func failed(_ result: CURLcode, setting option: CURLoption) -> TransferFailure.Described {
+            TransferFailure.Described(
+                words: "the HTTP library (libcurl) failed to set option \(option.rawValue) of a transfer: "
+                    + String(cString: curl_easy_strerror(result)))
         }
 
         /// libcurl's words for `result` of the multi call `call`.

@@ -6,11 +6,11 @@ import Foundation
 /// A server verified against an authority of its own (`keep servers add --ca FILE`) is
 /// asked over https alone (a plain http URL ends the stream with ``CertificateRefusal``
 /// before anything connects), through libcurl with that file alone (``CurlTransfer``);
-/// every other server through URLSession (``DataTaskEvents``). Both keep the same rules and report the same
-/// events. Where libcurl is not built in (any platform but Linux), a request to such a
-/// server ends with ``CertificateRefusal`` (``CertificateRefusal/Reason/unverifiable``)
-/// before anything connects: it is never sent unverified, nor verified against the system's
-/// authorities instead.
+/// every other server through URLSession (``DataTaskEvents``). Both keep the same rules and
+/// report the same events. Where libcurl is not built in (any platform but Linux), a
+/// request to such a server ends with ``CertificateRefusal``
+/// (``CertificateRefusal/Reason/unverifiable``) before anything connects: it is never sent
+/// unverified, nor verified against the system's authorities instead.
 enum Transport {
     /// The events of `request` to a server verified against the PEM file `authority` (`nil`:
     /// the system's authorities), under `edge`'s rules and `limits`.
