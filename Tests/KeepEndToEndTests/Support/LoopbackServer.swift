@@ -109,6 +109,15 @@ final class LoopbackServer: Sendable {
     }
 
     private func acceptLoop() {
+        Self.acceptAll(on: listener) { [self] connection in
+            accepted.withLock { $0 += 1 }
+            Thread { [self] in serve(connection) }.start()
+        }
+    }
+
+    /// Accepts every connection on `listener` until it is shut down, handing each to
+    /// `accepted` on this thread.
+    static func acceptAll(on listener: Int32, _ accepted: (Int32) -> Void) {
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
@@ -119,8 +128,7 @@ final class LoopbackServer: Sendable {
             // the instant before could still inherit it; answers are sized or chunked, never
             // ended by the close, so such a stray copy cannot hold up a client.
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            accepted.withLock { $0 += 1 }
-            Thread { [self] in serve(connection) }.start()
+            accepted(connection)
         }
     }
 

@@ -60,13 +60,7 @@
         }
 
         private func acceptLoop() {
-            while true {
-                let connection = accept(listener, nil, nil)
-                if connection < 0 {
-                    if errno == EINTR || errno == ECONNABORTED { continue }
-                    return  // stopped
-                }
-                _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            LoopbackServer.acceptAll(on: listener) { [self] connection in
                 Thread { [self] in relay(connection) }.start()
             }
         }
