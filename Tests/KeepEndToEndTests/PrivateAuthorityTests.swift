@@ -177,6 +177,30 @@ struct PrivateAuthorityTests {
         #expect(backend.requests.count == 1, "\(what): nothing reached the server")
     }
 
+    @Test(
+        "an authority file that can no longer be read as certificates is refused before anything is sent",
+        arguments: ["removed", "no longer PEM"])
+    func unreadableAuthorityRefused(what: String) async throws {
+        let backend = try LoopbackServer(LoopbackServer.streaming(["verified"]))
+        let sandbox = try sandbox()
+        let lab = try TestAuthority("lab authority", in: sandbox.directory)
+        let front = try front(backend, by: lab)
+        try await add(sandbox, "lab", front.baseURL, ca: lab.certificate)
+        // The pair first: while the file holds the authority, the server is asked.
+        #expect(try await sandbox.run("ask", "-s", "lab", "first").status == .exited(0))
+        #expect(backend.requests.count == 1)
+
+        try FileManager.default.removeItem(atPath: lab.certificate)
+        if what == "no longer PEM" { try "hello".write(toFile: lab.certificate, atomically: true, encoding: .utf8) }
+        let asked = try await sandbox.run("ask", "-s", "lab", "a private question")
+        #expect(asked.status == .exited(1), "\(what): \(asked)")
+        #expect(
+            asked.stderr.contains(
+                "keep: refused the server at \(front.baseURL): the authority file \(lab.certificate) (its --ca) cannot "
+                    + "be read as PEM certificates; nothing was sent"), "\(what): \(asked)")
+        #expect(backend.requests.count == 1 && front.handshakes == 1, "\(what): nothing reached the server")
+    }
+
     /// Whether a test may start keep in a mount namespace of its own (`unshare -m`), or why not.
     static let mountNamespaceRefused: String? = {
         let probe = Process()
