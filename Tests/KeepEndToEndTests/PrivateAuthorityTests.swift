@@ -244,12 +244,24 @@ struct PrivateAuthorityTests {
         #expect(backend.requests.count == 1, "nothing reached the server")
     }
 
-    @Test("a --ca server with a plain http URL is refused before anything connects: nothing to verify")
+    @Test("a --ca server with a plain http URL is refused when added, and asked, before anything connects")
     func plainHTTPRefused() async throws {
         let backend = try LoopbackServer(LoopbackServer.streaming(["unverified"]))
         let sandbox = try sandbox()
         let lab = try TestAuthority("lab authority", in: sandbox.directory)
-        try await add(sandbox, "lab", backend.baseURL, ca: lab.certificate)
+        let added = try await sandbox.run("servers", "add", "lab", backend.baseURL, "--ca", lab.certificate)
+        #expect(added.status == .exited(2), "\(added)")
+        #expect(added.stderr.contains("--ca needs an https:// URL: plain http has no certificate to verify"))
+        // The pair: the same URL without --ca is taken.
+        try await add(sandbox, "open", backend.baseURL)
+
+        // A servers file edited by hand to say so is refused when asked.
+        let https = "https://127.0.0.1:\(backend.port)/v1"
+        try await add(sandbox, "lab", https, ca: lab.certificate)
+        let profiles = try await sandbox.run("store", "get", "settings", "profiles").stdout
+        #expect(profiles.contains(https))
+        let edited = profiles.replacingOccurrences(of: https, with: backend.baseURL)
+        #expect(try await sandbox.run(["store", "put", "settings", "profiles"], input: edited).status == .exited(0))
         let asked = try await sandbox.run("ask", "-s", "lab", "hi")
         #expect(asked.status == .exited(1), "\(asked)")
         #expect(
@@ -257,61 +269,6 @@ struct PrivateAuthorityTests {
                 "its URL is plain http, which has no certificate to verify against \(lab.certificate) (its --ca); "
                     + "nothing was sent"), "\(asked)")
         #expect(backend.connections == 0)
-    }
-
-    @Test(
-        "keep engines reads a --ca server's model list: a cookie it sets is never sent back, ~/.netrc lends no login")
-    func modelListNothingOfLibcurlsOwn() async throws {
-        let backend = try LoopbackServer { request, responder in
-            // A same-origin redirect (followed for the model list's GET) that sets a cookie.
-            if request.path == "/v1/models" {
-                responder.send(
-                    status: 307,
-                    headers: ["Location": "/v1/models?again=1", "Set-Cookie": "session=lab-cookie; Path=/"],
-                    body: "")
-            } else {
-                responder.send(status: 200, body: #"{"object":"list","data":[{"id":"lab-model","object":"model"}]}"#)
-            }
-        }
-        var sandbox = try sandbox()
-        let lab = try TestAuthority("lab authority", in: sandbox.directory)
-        let front = try front(backend, by: lab)
-        try FileManager.default.createDirectory(atPath: sandbox.home, withIntermediateDirectories: true)
-        try "machine 127.0.0.1 login netrc-user password netrc-password\n".write(
-            toFile: (sandbox.home as NSString).appendingPathComponent(".netrc"), atomically: true, encoding: .utf8)
-        try await add(sandbox, "lab", front.baseURL, ca: lab.certificate)
-        #expect(try await sandbox.run("servers", "use", "lab").status == .exited(0))
-
-        // The pair first: the recorder sees an Authorization header when keep sends one (the key).
-        let keyed = try await sandbox.run("engines")
-        #expect(keyed.status == .exited(0), "\(keyed)")
-        #expect(keyed.stdout.contains("1 model"), "\(keyed)")
-        #expect(backend.requests.map(\.path) == ["/v1/models", "/v1/models?again=1"])
-        #expect(backend.requests.allSatisfy { $0.header("Authorization") == "Bearer \(Self.key)" })
-
-        sandbox.extra["OPENAI_API_KEY"] = nil
-        let keyless = try await sandbox.run("engines")
-        #expect(keyless.status == .exited(0), "\(keyless)")
-        let read = backend.requests.dropFirst(2)
-        #expect(read.map(\.path) == ["/v1/models", "/v1/models?again=1"], "\(keyless)")
-        for request in backend.requests {
-            #expect(request.header("Cookie") == nil, "no cookie sent back: \(request.headers)")
-        }
-        #expect(read.allSatisfy { $0.header("Authorization") == nil }, "no login from ~/.netrc, no key")
-    }
-
-    @Test("keep engines on a --ca server whose certificate is refused: the reading says why, the server gets nothing")
-    func modelListRefused() async throws {
-        let backend = try LoopbackServer(LoopbackServer.openAI(chat: LoopbackServer.streaming(["unused"])))
-        let sandbox = try sandbox()
-        let lab = try TestAuthority("lab authority", in: sandbox.directory)
-        let front = try front(backend, by: lab, days: -1)
-        try await add(sandbox, "lab", front.baseURL, ca: lab.certificate)
-        #expect(try await sandbox.run("servers", "use", "lab").status == .exited(0))
-        let read = try await sandbox.run("engines")
-        #expect(read.stdout.contains("not asked: its certificate has expired"), "\(read)")
-        #expect(backend.requests.isEmpty && front.handshakes == 0)
-        #expect(!read.stdout.contains(Self.key) && !read.stderr.contains(Self.key))
     }
 
     // MARK: - The limits, on the libcurl path
