@@ -271,6 +271,25 @@ struct PrivateAuthorityTests {
         #expect(backend.connections == 0)
     }
 
+    @Test("a --ca server's redirect to another origin is not followed: the other server gets nothing")
+    func redirectNotFollowed() async throws {
+        let elsewhere = try LoopbackServer(LoopbackServer.streaming(["from elsewhere"]))
+        let backend = try LoopbackServer(
+            LoopbackServer.redirecting(status: 307, to: elsewhere.baseURL + "/chat/completions"))
+        let sandbox = try sandbox()
+        let lab = try TestAuthority("lab authority", in: sandbox.directory)
+        let front = try front(backend, by: lab)
+        try await add(sandbox, "lab", front.baseURL, ca: lab.certificate)
+        let asked = try await sandbox.run("ask", "-s", "lab", "a private question")
+        #expect(asked.status == .exited(1), "\(asked)")
+        #expect(backend.requests.first?.header("Authorization") == "Bearer \(Self.key)", "the key went to the server")
+        #expect(
+            asked.stderr.contains(
+                "keep: the server at \(front.baseURL) redirected the request (HTTP 307) from https to plain http "
+                    + "(\(elsewhere.baseURL)/chat/completions); keep never follows that"), "\(asked)")
+        #expect(elsewhere.connections == 0, "nothing, not even a connection, reached the other origin")
+    }
+
     // MARK: - The limits, on the libcurl path
 
     /// A server that answers, for each case: how, the setting the case sets, and the line that ends the turn.
