@@ -400,7 +400,7 @@ package struct ChatIndex: Sendable {
         // before SQLite sees it, as out of reach (not damage: nothing is removed), so the
         // chats answer instead.
         do throws(StorageError) {
-            try FileKind.refuseSpecial(path, path + "-wal", path + "-shm", path + "-journal")
+            try FileKind.refuseUnsafe(path, path + "-wal", path + "-shm", path + "-journal")
         } catch {
             throw SQLiteError(
                 operation: "open", path: error.path, extendedCode: 14, message: error.reason ?? error.description,

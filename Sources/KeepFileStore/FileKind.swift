@@ -15,7 +15,7 @@ import KeepPorts
 /// Opening a FIFO for reading waits for a writer; reading one opened for writing too (as
 /// SQLite and `flock` open their files) waits for data that never comes; a device may do
 /// anything on open or read (`/dev/zero` never ends); a socket cannot be opened at all.
-/// None of them is a file keep wrote, so ``refuseSpecial(_:)`` refuses each one in plain
+/// None of them is a file keep wrote, so ``refuseUnsafe(_:)`` refuses each one in plain
 /// words, naming the path and what is there, and keep never opens it. The store's own
 /// values need no such question: the file store opens them `O_NONBLOCK` and checks the
 /// descriptor with `fstat` (`POSIXFileSystem`).
@@ -37,20 +37,22 @@ package enum FileKind: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Refuses each of `paths` that names something other than a regular file, or a link
-    /// to one: a FIFO, a device, a socket, a directory, or a link to any of them. A name
-    /// that is not there, or whose link leads nowhere, is fine (it will be created).
+    /// to one: a FIFO, a device, a socket, a directory, or a link to any of them; and a file
+    /// that is not the user's own to change (``Ownership``: another user's, or one group or
+    /// others may write). A name that is not there, or whose link leads nowhere, is fine (it
+    /// will be created).
     ///
     /// Throws ``KeepPorts/StorageError/Code/corrupt`` (that one file's problem) whose
     /// description says, in one line, what is at the path and that keep does not open it.
-    package static func refuseSpecial(_ paths: String...) throws(StorageError) {
+    package static func refuseUnsafe(_ paths: String...) throws(StorageError) {
         for path in paths {
             guard var kind = try of(path) else { continue }
             if kind == .symbolicLink {
                 guard let target = try look(path, following: true) else { continue }
                 kind = target
             }
-            guard kind != .regular else { continue }
-            throw refusal(path, kind)
+            guard kind == .regular else { throw refusal(path, kind) }
+            try Ownership.checkFile(path)
         }
     }
 

@@ -63,7 +63,9 @@ public struct FileStore: StampedStorage {
     /// The store under `root` (an absolute path; see ``DataRoot``), on the real disk.
     ///
     /// Creates nothing. Removes temp files left by writers that died; throws when a
-    /// namespace directory exists but cannot be listed, or when `root` is not absolute.
+    /// namespace directory exists but cannot be listed, when `root` is not absolute, and
+    /// when the data root, `store` or a namespace directory is not the user's own to change
+    /// (another user's, writable by group or others, or a symbolic link: see `Ownership`).
     public init(root: String) throws(StorageError) {
         try self.init(root: root, calls: POSIXFileSystem())
     }
@@ -74,6 +76,10 @@ public struct FileStore: StampedStorage {
     ) throws(StorageError) {
         self.root = try DataRoot.checked(root)
         writer = AtomicWriter(calls: calls, flushing: flushing)
+        // The data root is yours (see `Ownership`): checked before anything under it is used.
+        try Ownership.checkDirectories(
+            [self.root, AtomicWriter.join(self.root, "store")] + Namespace.allCases.map { Self.directory(self.root, $0) },
+            calls: calls)
         for namespace in Namespace.allCases {
             try writer.sweep(directory(namespace))
         }

@@ -107,13 +107,22 @@ package struct FileStatus: Sendable, Hashable {
     package let modified: Int64
     package let inode: UInt64
     package let linkCount: Int
+    /// The owner's user id; `nil` where the seam cannot say (a simulated disk).
+    package let owner: UInt32?
+    /// The permission bits (`mode & 0o7777`); `nil` where the seam cannot say.
+    package let permissions: UInt32?
 
-    package init(kind: Kind, size: Int64, modified: Int64, inode: UInt64, linkCount: Int) {
+    package init(
+        kind: Kind, size: Int64, modified: Int64, inode: UInt64, linkCount: Int, owner: UInt32? = nil,
+        permissions: UInt32? = nil
+    ) {
         self.kind = kind
         self.size = size
         self.modified = modified
         self.inode = inode
         self.linkCount = linkCount
+        self.owner = owner
+        self.permissions = permissions
     }
 
     /// Why a name of this kind holds no value, in words; `nil` for a regular file.

@@ -146,6 +146,8 @@ package struct POSIXFileSystem: FileSystemCalls {
         guard status.st_mode & S_IFMT == S_IFREG else {
             throw StorageError(code: .corrupt, operation: "read", path: path, reason: "not a regular file")
         }
+        // Checked on the descriptor it is read through: see `Ownership`.
+        if let refusal = Ownership.refusal(path, Self.status(status)) { throw refusal }
         var content: [UInt8] = []
         content.reserveCapacity(Int(status.st_size))
         // Sized to the file and one byte more, so a whole value usually takes one read and
@@ -246,7 +248,7 @@ package struct POSIXFileSystem: FileSystemCalls {
         return FileStatus(
             kind: kind, size: Int64(info.st_size),
             modified: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec), inode: UInt64(info.st_ino),
-            linkCount: Int(info.st_nlink))
+            linkCount: Int(info.st_nlink), owner: UInt32(info.st_uid), permissions: UInt32(info.st_mode) & 0o7777)
     }
 
     /// Flushes one descriptor's data to stable storage. On Darwin plain `fsync` stops at the

@@ -92,6 +92,18 @@ package enum Doctor {
             return .init(
                 "data root", .problem, "\(root) is not a directory", advice: "move that file away, then run keep again")
         }
+        // The data root is yours (Ownership): no other user owns it or may change it.
+        let store = (root as NSString).appendingPathComponent("store")
+        let directories =
+            [root, store] + Namespace.allCases.map { (store as NSString).appendingPathComponent($0.rawValue) }
+        do {
+            try Ownership.checkDirectories(directories, calls: POSIXFileSystem())
+        } catch {
+            return .init(
+                "data root", .problem, error.description,
+                advice: "if it is yours, chown -R \"$(id -un)\" \(root) && chmod -R go-w \(root); if it is another "
+                    + "user's, set XDG_DATA_HOME to a directory of your own")
+        }
         // A real block written and flushed, not a permission bit: a read-only mount, and a
         // full disk (which still lets an empty file be made), show here.
         if let failure = probeWrite(in: root, bytes: 4096) {
@@ -114,10 +126,11 @@ package enum Doctor {
         var found: [String] = []
         for file in files {
             do {
-                try FileKind.refuseSpecial(file)
+                try FileKind.refuseUnsafe(file)
             } catch {
                 let kind = (try? FileKind.of(file, following: true)).flatMap { $0 } ?? .unknown
-                found.append("\(file) is \(kind), not a file")
+                // A file, refused for its owner or its mode (Ownership), says why itself.
+                found.append(kind == .regular ? error.description : "\(file) is \(kind), not a file")
             }
         }
         guard !found.isEmpty else {

@@ -98,10 +98,14 @@ struct FaultInjectionTests {
         }
         let error = await scenario.perform(on: recorder)
         // The start-up sweep is housekeeping: only a directory it cannot list stops the store.
+        // The ownership check is no housekeeping: a directory it cannot open or look at is
+        // one it cannot vouch for, and stops the store too.
         // Closing the read-only descriptor that held the replaced file's lock, after the
         // rename, loses nothing: the write stands.
         let releasesALock = call.operation == "close" && !WriteMutant.isTemp(call.path)
-        let mustThrow = (scenario.action != .open || call.operation == "listDirectory") && !releasesALock
+        let checksOwner = call.operation == "openDirectory" || call.operation == "status"
+        let mustThrow =
+            (scenario.action != .open || call.operation == "listDirectory" || checksOwner) && !releasesALock
         if mustThrow {
             #expect(error?.code == StorageError.Code(errno: errno), "\(context): \(String(describing: error))")
             #expect(error?.errno == errno, "\(context)")

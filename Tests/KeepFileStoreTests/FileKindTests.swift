@@ -66,7 +66,7 @@ struct FileKindTests {
         let (directory, paths) = try names()
         let path = paths[name]!
         #expect {
-            try FileKind.refuseSpecial(paths["file"]!, path)
+            try FileKind.refuseUnsafe(paths["file"]!, path)
         } throws: { error in
             let error = error as? StorageError
             return error?.code == .corrupt && error?.path == path
@@ -79,7 +79,7 @@ struct FileKindTests {
     @Test("a regular file, a link to one, a name not there and a link leading nowhere are fine")
     func allowed() throws {
         let (directory, paths) = try names()
-        try FileKind.refuseSpecial(paths["file"]!, paths["to-file"]!, paths["absent"]!, paths["dangling"]!)
+        try FileKind.refuseUnsafe(paths["file"]!, paths["to-file"]!, paths["absent"]!, paths["dangling"]!)
         withExtendedLifetime(directory) {}
     }
 }

@@ -89,7 +89,7 @@ package struct KeptData: Sendable {
         // first read (`keep chat`, `doctor`, `engines`, `whatsnew`): refused before any open.
         let vault = DataKeyVault(keys: keys, sealing: Platform.sealing, databasePath: path)
         do throws(StorageError) {
-            for file in files(in: root) { try FileKind.refuseSpecial(file) }
+            for file in files(in: root) { try FileKind.refuseUnsafe(file) }
         } catch {
             return try await inMemory(.failed(error.description), http: http, warn: warn)
         }

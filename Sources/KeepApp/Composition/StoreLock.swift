@@ -36,7 +36,7 @@ package struct StoreLock: Sendable {
         // Made durably, through the file store's seam; a symlinked root is refused.
         try DataRoot.makeDirectory(root)
         // A FIFO or device planted at the lock's name is refused before it is opened.
-        try FileKind.refuseSpecial(path)
+        try FileKind.refuseUnsafe(path)
         // flock on the lock file, waited for on a thread of its own; a symbolic link
         // planted at the lock's name is refused, never followed.
         return Held(try await FileLock.acquire(path))

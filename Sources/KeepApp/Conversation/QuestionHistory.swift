@@ -52,7 +52,7 @@ package struct QuestionHistory: Sendable {
         let data: Data
         do {
             // A FIFO or device at the history's name is refused before it is opened.
-            try FileKind.refuseSpecial(path)
+            try FileKind.refuseUnsafe(path)
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch let error as StorageError {
             throw Failure(operation: "read", path: path, reason: error.reason ?? error.description)
