@@ -78,7 +78,8 @@ public struct FileStore: StampedStorage {
         writer = AtomicWriter(calls: calls, flushing: flushing)
         // The data root is yours (see `Ownership`): checked before anything under it is used.
         try Ownership.checkDirectories(
-            [self.root, AtomicWriter.join(self.root, "store")] + Namespace.allCases.map { Self.directory(self.root, $0) },
+            [self.root, AtomicWriter.join(self.root, "store")]
+                + Namespace.allCases.map { Self.directory(self.root, $0) },
             calls: calls)
         for namespace in Namespace.allCases {
             try writer.sweep(directory(namespace))

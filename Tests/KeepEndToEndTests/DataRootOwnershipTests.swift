@@ -24,7 +24,8 @@ struct DataRootOwnershipTests {
         #expect(chmod(sandbox.directory.path, 0o711) == 0)
         #expect(chmod(sandbox.dataHome, 0o777) == 0)
         let made = try await ToolRun.run(
-            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "mkdir", "-m", "700", sandbox.root])
+            "/usr/bin/setpriv",
+            ["--reuid=65534", "--regid=65534", "--clear-groups", "mkdir", "-m", "700", sandbox.root])
         try #require(made.status == 0, "setpriv made the root: \(made.errors)")
         #expect(chmod(sandbox.dataHome, 0o700) == 0)
         for arguments in [["ask", "hello"], ["chats"], ["settings", "set", "model", "m"]] {
@@ -42,7 +43,9 @@ struct DataRootOwnershipTests {
         #expect(lstat(sandbox.root + "/store", &status) != 0, "nothing was made in the other user's root")
     }
 
-    @Test("a data root, store or namespace made another user's or writable by others is refused; made yours again, all is there")
+    @Test(
+        "a data root, store or namespace made another user's or writable by others is refused; made yours again, all is there"
+    )
     func givenAway() async throws {
         let sandbox = try Sandbox()
         let id = try #require(try await sandbox.run("ask", "hello").chatId)
