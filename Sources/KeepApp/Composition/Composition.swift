@@ -12,8 +12,8 @@ import KeepPorts
 ///
 /// - ``storage()``:
 ///   ``Platform/storageFor(root:onMigrationError:onMigrationReport:onMigrationProgress:)``
-///   under the data root the environment names; a failed migration from `store.json` is
-///   passed to `warn`.
+///   under the data root the environment names, sealed for the chats when
+///   ``chatSealing()`` says so; a failed migration from `store.json` is passed to `warn`.
 /// - ``secrets()``: ``Platform/secretsFor(_:)``, the keyring or process memory.
 /// - ``boot()``: the settings loaded (KeepCore's `boot`), or the failure for the crash
 ///   screen.
@@ -29,7 +29,7 @@ package actor Composition {
     package nonisolated let environment: LaunchEnvironment
     private let warn: @Sendable (String) -> Void
     private let progress: MigrationProgress
-    private var opened: Result<any StoragePort, StorageError>?
+    private var opening: Task<Result<(sealing: ChatSealing, storage: any StoragePort), StorageError>, Never>?
     private var probe: Task<SecretsBackend, Never>?
     private var booted: BootResult?
     private var keptOpening: Task<Result<KeptData, KeptError>, Never>?
@@ -54,30 +54,46 @@ package actor Composition {
         try environment.dataRoot()
     }
 
-    /// The app's store, opened on first use.
-    package func storage() throws(StorageError) -> any StoragePort {
-        if let opened { return try opened.get() }
+    /// The app's store, opened on first use: the file store under the data root, sealed
+    /// for the chats when ``chatSealing()`` says so (see ``ChatSealing``).
+    package func storage() async throws(StorageError) -> any StoragePort {
+        try await openedStorage().get().storage
+    }
+
+    /// Whether this run's chats are sealed, plain, part-way, or out of reach (the keyring
+    /// locked, the key gone), decided when the store is opened.
+    package func chatSealing() async throws(StorageError) -> ChatSealing {
+        try await openedStorage().get().sealing
+    }
+
+    private func openedStorage() async -> Result<(sealing: ChatSealing, storage: any StoragePort), StorageError> {
+        let task = opening ?? Task { await openStorage() }
+        opening = task
+        return await task.value
+    }
+
+    private func openStorage() async -> Result<(sealing: ChatSealing, storage: any StoragePort), StorageError> {
         let warn = warn
         let progress = progress
-        let result: Result<any StoragePort, StorageError>
-        do {
-            result = .success(
-                try Platform.storageFor(
-                    root: try dataRoot(),
-                    onMigrationError: { error in
-                        progress.finish()
-                        warn("warning: \(error)")
-                    },
-                    onMigrationReport: { report in
-                        progress.finish()
-                        if let notice = report.notice { warn("note: \(notice)") }
-                    },
-                    onMigrationProgress: { done, total in progress.update(done, of: total) }))
+        do throws(StorageError) {
+            let root = try dataRoot()
+            let store = try Platform.storageFor(
+                root: root,
+                onMigrationError: { error in
+                    progress.finish()
+                    warn("warning: \(error)")
+                },
+                onMigrationReport: { report in
+                    progress.finish()
+                    if let notice = report.notice { warn("note: \(notice)") }
+                },
+                onMigrationProgress: { done, total in progress.update(done, of: total) })
+            let opened = try await ChatSealing.open(
+                store, backend: { await self.secrets() }, lock: StoreLock(root: root))
+            return .success((opened.0, opened.1))
         } catch {
-            result = .failure(error)
+            return .failure(error)
         }
-        opened = result
-        return try result.get()
     }
 
     /// The keychain for this run, probed once.
@@ -93,7 +109,7 @@ package actor Composition {
         if let booted { return booted }
         let result: BootResult
         do {
-            let storage = try storage()
+            let storage = try await storage()
             result = await KeepCore.boot(
                 storage: storage, secrets: await secrets().secrets, defs: SettingRegistry.defs,
                 defaultEngine: Self.defaultEngine)
@@ -141,7 +157,7 @@ package actor Composition {
             (try? SettingRegistry.carriedServer(core.settings))
             ?? ServerProfile(name: Profiles.defaultName, url: SettingRegistry.baseUrl.defaultValue.string ?? "")
         do {
-            let store = ProfilesStore(storage: try storage())
+            let store = ProfilesStore(storage: try await storage())
             let held = try await storeLock().acquire()
             defer { held.release() }
             do throws(ProfilesError) {
@@ -198,7 +214,7 @@ package actor Composition {
     }
 
     /// A turn runner on `engine` over this store.
-    package func turns(on engine: any ChatEngine) throws(StorageError) -> TurnRunner {
-        TurnRunner(storage: try storage(), lock: try storeLock(), engine: engine, indexRoot: try dataRoot())
+    package func turns(on engine: any ChatEngine) async throws(StorageError) -> TurnRunner {
+        TurnRunner(storage: try await storage(), lock: try storeLock(), engine: engine, indexRoot: try dataRoot())
     }
 }
