@@ -84,8 +84,9 @@ struct InteractiveChat {
 
     /// What a new chat opens with, including how to start, and the chat the user had open
     /// last (`lastOpen`), when one is kept.
-    func greet(existingChats: Int, lastOpen: String? = nil) {
+    func greet(existingChats: Int, lastOpen: String? = nil, sealing: String? = nil) {
         say("keep · \(engineName) · new chat")
+        if let sealing { say(sealing) }
         if existingChats == 0 {
             say("No chats yet: type a question and press Enter to start one. /help lists commands; Ctrl-D quits.")
         } else {

@@ -1,3 +1,5 @@
+import KeepChatIndex
+import KeepFileStore
 import KeepPorts
 import KeepSealed
 
@@ -10,10 +12,11 @@ import KeepSealed
 /// and changes nothing, until the keyring is unlocked or `keep recovery import` puts the
 /// key back.
 ///
-/// ``open(_:backend:lock:)`` promises:
+/// ``open(_:backend:root:)`` promises:
 /// - A root with no marker and no chat or draft, on a keyring that answers, is sealed
-///   from its first chat: the key is loaded (or made and stored), then the marker is
-///   written, under the store's lock, before any sealed value.
+///   from its first chat: at the first write into the chats or drafts, the key is loaded
+///   (or made and stored), then the marker is written, under a lock of its own, before
+///   any sealed value.
 /// - A root with no marker that holds chats is plain until `keep chats seal`; so is any
 ///   root on a machine whose keyring does not answer (nothing is written then).
 /// - A marker that needs a key and a keyring that refuses (locked), cannot be reached or
@@ -26,6 +29,9 @@ package enum ChatSealing: Sendable {
     case sealed(phase: ChatSealingMarker.Phase)
     /// Plain, and why (one clause).
     case plain(String)
+    /// No chat yet, on a keyring that answers: the first one is sealed, under a key made
+    /// then (or the one the keyring already holds).
+    case notYet
     /// Sealed, and the keyring holding the key cannot be asked now.
     case locked(SecretsError)
     /// Sealed under a key this keyring does not have.
@@ -40,6 +46,7 @@ package enum ChatSealing: Sendable {
         switch self {
         case .sealed(let phase): phase == .sealed ? "sealed" : "part-way"
         case .plain: "plain"
+        case .notYet: "not yet"
         case .locked: "locked"
         case .keyGone: "key gone"
         }
@@ -48,7 +55,7 @@ package enum ChatSealing: Sendable {
     /// Whether the chats can be read and written this run.
     package var isReachable: Bool {
         switch self {
-        case .sealed, .plain: true
+        case .sealed, .plain, .notYet: true
         case .locked, .keyGone: false
         }
     }
@@ -65,6 +72,8 @@ package enum ChatSealing: Sendable {
             "sealed under the chats' data key in the keyring (chats, drafts); `keep recovery export FILE` makes a "
                 + "recovery file"
         case .plain(let why): "not sealed: \(why)"
+        case .notYet:
+            "no chat yet; the first is sealed under the chats' data key, which the keyring holds (made at first use)"
         case .locked(let error): Self.lockedLine(error)
         case .keyGone: Self.keyGoneLine
         }
@@ -85,7 +94,7 @@ package enum ChatSealing: Sendable {
     func refusal(_ namespace: Namespace) -> StorageError? {
         let reason: String
         switch self {
-        case .sealed, .plain: return nil
+        case .sealed, .plain, .notYet: return nil
         case .locked(let error): reason = Self.lockedLine(error)
         case .keyGone: reason = Self.keyGoneLine
         }
@@ -95,36 +104,55 @@ package enum ChatSealing: Sendable {
     /// The namespaces the chats' data key seals.
     package static let sealedNamespaces: Set<Namespace> = [.chats, .drafts]
 
+    /// What a launch (or a first chat) decided: the state, the store the app uses, and how
+    /// the chat index seals what it holds.
+    package struct Opened: Sendable {
+        /// The chats' state.
+        package let state: ChatSealing
+        /// The store: plain, sealing the chats' namespaces, refusing them, or deciding at the
+        /// first chat.
+        package let storage: any StoragePort
+        /// The chat index's sealing: on the chats' key when they are sealed, plain otherwise.
+        package let indexing: any ChatIndexSealing
+    }
+
     /// Decides this launch's state for the store `storage` (the file store, plain) with the
     /// key store of `backend`, and answers the store the app uses: `storage` itself when
-    /// plain, a ``/KeepSealed/SealedStorage`` over it when sealed, and one that refuses the
-    /// chats' namespaces (and passes settings through) when they are out of reach.
+    /// plain, a ``/KeepSealed/SealedStorage`` over it when sealed, one that refuses the
+    /// chats' namespaces (and passes settings through) when they are out of reach, and, for
+    /// a root no launch decided yet on a keyring that answers, a ``FirstChatSealing`` that
+    /// decides at its first chat (``notYet``): a command that only reads or describes writes
+    /// no key and no marker.
     package static func open(
-        _ storage: any StoragePort, backend: @Sendable () async -> SecretsBackend, lock: StoreLock
-    ) async throws(StorageError) -> (ChatSealing, any StoragePort) {
-        var marker = try await ChatSealingMarker.read(storage)
-        if marker == nil {
+        _ storage: any StoragePort, backend: @Sendable () async -> SecretsBackend, root: String
+    ) async throws(StorageError) -> Opened {
+        guard let marker = try await ChatSealingMarker.read(storage) else {
             let keys = await backend()
             guard keys.keyStore.protection.persists, keys.keyringRefusal == nil else {
-                return (.plain("no keyring answers, so there is no key to seal them under"), storage)
+                return plain(.plain("no keyring answers, so there is no key to seal them under"), storage)
             }
-            let held = try await lock.acquire()
-            defer { held.release() }
-            marker = try await ChatSealingMarker.read(storage)
-            if marker == nil {
-                return try await decideNew(storage, keys.keyStore)
-            }
-        }
-        guard let marker, marker.needsKey else {
-            return (.plain("`keep chats seal` seals them under a key in the keyring"), storage)
+            return Opened(
+                state: .notYet, storage: FirstChatSealing(storage, keyStore: keys.keyStore, root: root),
+                indexing: PlainChatIndexing())
         }
         let keys = await backend()
-        if let refusal = keys.keyringRefusal ?? (keys.keyStore.protection.persists ? nil : keys.keyringUnavailable) {
-            return out(.locked(refusal), storage)
+        return await resolve(
+            marker, storage, keyStore: keys.keyStore,
+            refusal: keys.keyringRefusal ?? (keys.keyStore.protection.persists ? nil : keys.keyringUnavailable))
+    }
+
+    /// The state a root's `marker` says, with the key `keyStore` holds (`refusal`: why it
+    /// cannot be asked, when it cannot).
+    static func resolve(
+        _ marker: ChatSealingMarker, _ storage: any StoragePort, keyStore: any KeyStorePort, refusal: SecretsError?
+    ) async -> Opened {
+        guard marker.needsKey else {
+            return plain(.plain("`keep chats seal` seals them under a key in the keyring"), storage)
         }
+        if let refusal { return out(.locked(refusal), storage) }
         var key: [UInt8]
         do {
-            key = try await keys.keyStore.load(try KeyName(keyName)) ?? []
+            key = try await keyStore.load(try KeyName(keyName)) ?? []
         } catch {
             return out(.locked(error), storage)
         }
@@ -132,18 +160,32 @@ package enum ChatSealing: Sendable {
         guard let check = try? Platform.sealing.sealer(for: key).keyCheck, marker.names(check) else {
             return out(.keyGone, storage)
         }
-        return (.sealed(phase: marker.phase), try sealed(storage, key))
+        do {
+            return try sealed(.sealed(phase: marker.phase), storage, key)
+        } catch {
+            return out(.locked(SecretsError(code: .backend, operation: "open sealed chats", detail: "\(error)")), storage)
+        }
     }
 
-    /// A root no launch decided yet, under the lock: plain when it already holds chats,
-    /// else sealed under the key the key store has (made and stored when it has none).
-    private static func decideNew(
-        _ storage: any StoragePort, _ keyStore: any KeyStorePort
-    ) async throws(StorageError) -> (ChatSealing, any StoragePort) {
-        let held = try await storage.listIds(.chats).count + storage.listIds(.drafts).count
-        guard held == 0 else {
+    /// Decides a root that had no marker at launch, at its first chat, under the lock of
+    /// the decision (`<root>/chats-sealing.lock`, not the store's, which the writer may
+    /// hold): another process's marker, if one was written since, else sealed from this
+    /// first chat (plain when the root holds chats already).
+    static func decide(
+        _ storage: any StoragePort, keyStore: any KeyStorePort, root: String
+    ) async throws(StorageError) -> Opened {
+        try DataRoot.makeDirectory(root)
+        let path = root.hasSuffix("/") ? root + "chats-sealing.lock" : root + "/chats-sealing.lock"
+        try FileKind.refuseSpecial(path)
+        let held = try await FileLock.acquire(path)
+        defer { held.release() }
+        if let marker = try await ChatSealingMarker.read(storage) {
+            return await resolve(marker, storage, keyStore: keyStore, refusal: nil)
+        }
+        let count = try await storage.listIds(.chats).count + storage.listIds(.drafts).count
+        guard count == 0 else {
             try await ChatSealingMarker(phase: .plain, keyCheck: nil).write(storage)
-            return (.plain("they were kept before a keyring answered; `keep chats seal` seals them"), storage)
+            return plain(.plain("they were kept before a keyring answered; `keep chats seal` seals them"), storage)
         }
         var key: [UInt8]
         do {
@@ -154,27 +196,39 @@ package enum ChatSealing: Sendable {
                 try await keyStore.store(name, key)
             }
         } catch {
-            return (.plain("the keyring did not give a key to seal them under (\(error))"), storage)
+            return plain(.plain("the keyring did not give a key to seal them under (\(error))"), storage)
         }
         defer { wipe(&key) }
         let check: [UInt8]
-        do { check = try Platform.sealing.sealer(for: key).keyCheck } catch {
-            return (.plain("no sealer could be made (\(error))"), storage)
-        }
-        try await ChatSealingMarker(phase: .sealed, keyCheck: check).write(storage)
-        return (.sealed(phase: .sealed), try sealed(storage, key))
-    }
-
-    private static func sealed(_ storage: any StoragePort, _ key: [UInt8]) throws(StorageError) -> any StoragePort {
+        let opened: Opened
         do {
-            return try SealedStorage(storage, dataKey: key, sealing: sealedNamespaces)
+            check = try Platform.sealing.sealer(for: key).keyCheck
+            opened = try sealed(.sealed(phase: .sealed), storage, key)
         } catch {
-            throw StorageError(code: .io, operation: "open sealed chats", reason: error.description)
+            return plain(.plain("no sealer could be made (\(error))"), storage)
         }
+        // The marker before the first sealed value: no sealed chat is ever found without it.
+        try await ChatSealingMarker(phase: .sealed, keyCheck: check).write(storage)
+        return opened
     }
 
-    private static func out(_ state: ChatSealing, _ storage: any StoragePort) -> (ChatSealing, any StoragePort) {
-        (state, RefusingStorage(storage, refusing: sealedNamespaces) { state.refusal($0) })
+    private static func sealed(_ state: ChatSealing, _ storage: any StoragePort, _ key: [UInt8]) throws(SealingError)
+        -> Opened
+    {
+        Opened(
+            state: state, storage: try SealedStorage(storage, dataKey: key, sealing: sealedNamespaces),
+            indexing: try SealedChatIndexing(dataKey: key))
+    }
+
+    private static func plain(_ state: ChatSealing, _ storage: any StoragePort) -> Opened {
+        Opened(state: state, storage: storage, indexing: PlainChatIndexing())
+    }
+
+    private static func out(_ state: ChatSealing, _ storage: any StoragePort) -> Opened {
+        Opened(
+            state: state,
+            storage: RefusingStorage(storage, refusing: sealedNamespaces) { state.refusal($0) },
+            indexing: PlainChatIndexing())
     }
 
     private static func wipe(_ key: inout [UInt8]) {

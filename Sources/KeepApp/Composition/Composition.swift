@@ -1,4 +1,5 @@
 import Foundation
+import KeepChatIndex
 import KeepCore
 import KeepEngines
 import KeepKeptData
@@ -7,7 +8,8 @@ import KeepPorts
 /// The composition root of `keep`: everything a command runs on, each part built the
 /// first time a command asks for it and at most once per process.
 ///
-/// A command that lists chats never probes the keyring; one that shows settings probes
+/// A command that lists chats probes the keyring only when the chats are sealed (for
+/// their key) or no launch decided yet whether they are; one that shows settings probes
 /// it once, however often it asks. The parts, and where they come from:
 ///
 /// - ``storage()``:
@@ -29,7 +31,8 @@ package actor Composition {
     package nonisolated let environment: LaunchEnvironment
     private let warn: @Sendable (String) -> Void
     private let progress: MigrationProgress
-    private var opening: Task<Result<(sealing: ChatSealing, storage: any StoragePort), StorageError>, Never>?
+    private var opening: Task<Result<ChatSealing.Opened, StorageError>, Never>?
+    private var decision: Result<ChatSealing.Opened, StorageError>?
     private var probe: Task<SecretsBackend, Never>?
     private var booted: BootResult?
     private var keptOpening: Task<Result<KeptData, KeptError>, Never>?
@@ -57,22 +60,41 @@ package actor Composition {
     /// The app's store, opened on first use: the file store under the data root, sealed
     /// for the chats when ``chatSealing()`` says so (see ``ChatSealing``).
     package func storage() async throws(StorageError) -> any StoragePort {
-        try await openedStorage().get().storage
+        try await opened().storage
     }
 
-    /// Whether this run's chats are sealed, plain, part-way, or out of reach (the keyring
-    /// locked, the key gone), decided when the store is opened.
+    /// Whether this run's chats are sealed, plain, part-way, not decided yet, or out of
+    /// reach (the keyring locked, the key gone).
     package func chatSealing() async throws(StorageError) -> ChatSealing {
-        try await openedStorage().get().sealing
+        try await opened().state
     }
 
-    private func openedStorage() async -> Result<(sealing: ChatSealing, storage: any StoragePort), StorageError> {
+    /// How the chat index seals what it holds: on the chats' key when they are sealed.
+    package func chatIndexing() async throws(StorageError) -> any ChatIndexSealing {
+        try await opened().indexing
+    }
+
+    /// Decides, for a root no launch decided yet, that its chats are sealed from now on
+    /// (or plain): a conversation is about to be kept, and the index must seal as the
+    /// chats do from its first entry.
+    package func decideChatSealing() async throws(StorageError) {
+        let current = try await opened()
+        guard case .notYet = current.state, let first = current.storage as? FirstChatSealing else { return }
+        let decided = try await first.decide()
+        // The store stays the deciding one (others hold it); it now goes to the decided store.
+        decision = .success(ChatSealing.Opened(state: decided.state, storage: first, indexing: decided.indexing))
+    }
+
+    private func opened() async throws(StorageError) -> ChatSealing.Opened {
+        if let decision { return try decision.get() }
         let task = opening ?? Task { await openStorage() }
         opening = task
-        return await task.value
+        let result = await task.value
+        if decision == nil { decision = result }
+        return try (decision ?? result).get()
     }
 
-    private func openStorage() async -> Result<(sealing: ChatSealing, storage: any StoragePort), StorageError> {
+    private func openStorage() async -> Result<ChatSealing.Opened, StorageError> {
         let warn = warn
         let progress = progress
         do throws(StorageError) {
@@ -88,9 +110,7 @@ package actor Composition {
                     if let notice = report.notice { warn("note: \(notice)") }
                 },
                 onMigrationProgress: { done, total in progress.update(done, of: total) })
-            let opened = try await ChatSealing.open(
-                store, backend: { await self.secrets() }, lock: StoreLock(root: root))
-            return .success((opened.0, opened.1))
+            return .success(try await ChatSealing.open(store, backend: { await self.secrets() }, root: root))
         } catch {
             return .failure(error)
         }
@@ -214,7 +234,13 @@ package actor Composition {
     }
 
     /// A turn runner on `engine` over this store.
+    ///
+    /// A root no launch decided yet is decided here (``decideChatSealing()``): the runner
+    /// keeps a conversation, and its chat and the index are sealed from the first turn.
     package func turns(on engine: any ChatEngine) async throws(StorageError) -> TurnRunner {
-        TurnRunner(storage: try await storage(), lock: try storeLock(), engine: engine, indexRoot: try dataRoot())
+        try await decideChatSealing()
+        return TurnRunner(
+            storage: try await storage(), lock: try storeLock(), engine: engine, indexRoot: try dataRoot(),
+            indexing: try await chatIndexing())
     }
 }

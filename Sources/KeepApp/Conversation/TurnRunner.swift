@@ -33,13 +33,16 @@ package struct TurnRunner: Sendable {
     private let index: ChatIndex?
 
     /// Turns in `storage`; with `indexRoot` (the file store's root), each recorded turn
-    /// also updates the ``ChatIndex`` there, under the lock.
+    /// also updates the ``ChatIndex`` there, under the lock, sealing what it holds as
+    /// `indexing` says (on the chats' key when they are sealed).
     package init(
         storage: any StoragePort, lock: StoreLock, engine: any ChatEngine, indexRoot: String? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        indexing: any ChatIndexSealing = PlainChatIndexing(), now: @escaping @Sendable () -> Date = { Date() }
     ) {
         chats = ChatRepository(storage: storage, now: now)
-        index = indexRoot.map { ChatIndex(root: $0, repository: ChatRepository(storage: storage, now: now)) }
+        index = indexRoot.map {
+            ChatIndex(root: $0, repository: ChatRepository(storage: storage, now: now), sealing: indexing)
+        }
         self.lock = lock
         self.engine = engine
         self.now = now

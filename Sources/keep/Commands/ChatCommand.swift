@@ -22,6 +22,7 @@ enum ChatCommand {
 
     static func run(_ invocation: Invocation) async throws {
         let core = try await invocation.core()
+        try await invocation.requireChats()
         let composition = invocation.composition
         let book = await composition.serverBook(core)
         let (options, choice) = try TurnFlags.turn(invocation.arguments, core: core, book: book)
@@ -62,7 +63,8 @@ enum ChatCommand {
             let existing = (try? await composition.storage().listIds(.chats).count) ?? 0
             // Kept data that cannot be opened or read only leaves the hint out.
             let lastOpen = try? await composition.kept(creating: false).chats.lastOpenChat()
-            chat.greet(existingChats: existing, lastOpen: lastOpen ?? nil)
+            let sealing = try? await composition.chatSealing()
+            chat.greet(existingChats: existing, lastOpen: lastOpen ?? nil, sealing: sealing.map { "Chats: \($0.summary)." })
         }
         await chat.run()
         // The chat open at the end is the one to offer next time.

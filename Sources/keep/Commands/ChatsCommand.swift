@@ -401,8 +401,10 @@ enum ChatsCommand {
 
     // MARK: - Helpers
 
-    /// The store; one that cannot be opened ends the command with the crash screen.
+    /// The store; one that cannot be opened ends the command with the crash screen, and
+    /// chats out of reach (sealed, the keyring locked) with the one line that says so.
     static func storage(_ invocation: Invocation) async throws(CommandFailure) -> any StoragePort {
+        try await invocation.requireChats()
         do {
             return try await invocation.composition.storage()
         } catch {
@@ -423,10 +425,12 @@ enum ChatsCommand {
         return parts.isEmpty ? nil : parts.joined(separator: " · ")
     }
 
-    /// The chat index beside the store (a cache; see ``ChatIndex``).
-    static func index(_ invocation: Invocation, _ chats: ChatRepository) throws(CommandFailure) -> ChatIndex {
+    /// The chat index beside the store (a cache; see ``ChatIndex``), sealed as the chats are.
+    static func index(_ invocation: Invocation, _ chats: ChatRepository) async throws(CommandFailure) -> ChatIndex {
         do {
-            return ChatIndex(root: try invocation.composition.dataRoot(), repository: chats)
+            return ChatIndex(
+                root: try invocation.composition.dataRoot(), repository: chats,
+                sealing: try await invocation.composition.chatIndexing())
         } catch {
             throw .bootFailed(.storageUnavailable, detail: error.description)
         }

@@ -44,7 +44,8 @@ enum SettingsCommand {
         let core = try await invocation.core()
         let report = await SettingsReport.make(
             SettingsFacade(core.settings), backend: await invocation.composition.secrets(),
-            kept: try? await invocation.composition.kept(creating: false))
+            kept: try? await invocation.composition.kept(creating: false),
+            chats: try? await invocation.composition.chatSealing())
         if invocation.json { return try invocation.printJSON(report) }
         let width = report.settings.map(\.key.count).max() ?? 0
         var text = ""
@@ -71,6 +72,7 @@ enum SettingsCommand {
                 text += "Readings are kept \(retention) (keep engines retention DAYS|forever to change)\n"
             }
         }
+        if let chats = report.chats { text += "Chats and drafts: \(chats.status)\n" }
         let console = invocation.console
         console.show(text)
         if let warning = report.secrets.warning { console.warning(warning) }
