@@ -111,7 +111,7 @@ package enum ChatSealing: Sendable {
         package let state: ChatSealing
         /// The store: plain, sealing the chats' namespaces, refusing them, or deciding at the
         /// first chat.
-        package let storage: any StoragePort
+        package let storage: any StampedStorage
         /// The chat index's sealing: on the chats' key when they are sealed, plain otherwise.
         package let indexing: any ChatIndexSealing
     }
@@ -124,7 +124,7 @@ package enum ChatSealing: Sendable {
     /// decides at its first chat (``notYet``): a command that only reads or describes writes
     /// no key and no marker.
     package static func open(
-        _ storage: any StoragePort, backend: @Sendable () async -> SecretsBackend, root: String
+        _ storage: any StampedStorage, backend: @Sendable () async -> SecretsBackend, root: String
     ) async throws(StorageError) -> Opened {
         guard let marker = try await ChatSealingMarker.read(storage) else {
             let keys = await backend()
@@ -144,7 +144,7 @@ package enum ChatSealing: Sendable {
     /// The state a root's `marker` says, with the key `keyStore` holds (`refusal`: why it
     /// cannot be asked, when it cannot).
     static func resolve(
-        _ marker: ChatSealingMarker, _ storage: any StoragePort, keyStore: any KeyStorePort, refusal: SecretsError?
+        _ marker: ChatSealingMarker, _ storage: any StampedStorage, keyStore: any KeyStorePort, refusal: SecretsError?
     ) async -> Opened {
         guard marker.needsKey else {
             return plain(.plain("`keep chats seal` seals them under a key in the keyring"), storage)
@@ -172,7 +172,7 @@ package enum ChatSealing: Sendable {
     /// hold): another process's marker, if one was written since, else sealed from this
     /// first chat (plain when the root holds chats already).
     static func decide(
-        _ storage: any StoragePort, keyStore: any KeyStorePort, root: String
+        _ storage: any StampedStorage, keyStore: any KeyStorePort, root: String
     ) async throws(StorageError) -> Opened {
         try DataRoot.makeDirectory(root)
         let path = root.hasSuffix("/") ? root + "chats-sealing.lock" : root + "/chats-sealing.lock"
@@ -212,7 +212,7 @@ package enum ChatSealing: Sendable {
         return opened
     }
 
-    private static func sealed(_ state: ChatSealing, _ storage: any StoragePort, _ key: [UInt8]) throws(SealingError)
+    private static func sealed(_ state: ChatSealing, _ storage: any StampedStorage, _ key: [UInt8]) throws(SealingError)
         -> Opened
     {
         Opened(
@@ -220,11 +220,11 @@ package enum ChatSealing: Sendable {
             indexing: try SealedChatIndexing(dataKey: key))
     }
 
-    private static func plain(_ state: ChatSealing, _ storage: any StoragePort) -> Opened {
+    private static func plain(_ state: ChatSealing, _ storage: any StampedStorage) -> Opened {
         Opened(state: state, storage: storage, indexing: PlainChatIndexing())
     }
 
-    private static func out(_ state: ChatSealing, _ storage: any StoragePort) -> Opened {
+    private static func out(_ state: ChatSealing, _ storage: any StampedStorage) -> Opened {
         Opened(
             state: state,
             storage: RefusingStorage(storage, refusing: sealedNamespaces) { state.refusal($0) },

@@ -59,7 +59,7 @@ package actor Composition {
 
     /// The app's store, opened on first use: the file store under the data root, sealed
     /// for the chats when ``chatSealing()`` says so (see ``ChatSealing``).
-    package func storage() async throws(StorageError) -> any StoragePort {
+    package func storage() async throws(StorageError) -> any StampedStorage {
         try await opened().storage
     }
 

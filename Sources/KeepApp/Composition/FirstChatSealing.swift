@@ -10,13 +10,13 @@ import KeepPorts
 /// chat sealed by a process beside this one is read sealed, never as plain text.
 /// Settings and the cache pass straight through.
 package actor FirstChatSealing: StampedStorage {
-    private let plain: any StoragePort
+    private let plain: any StampedStorage
     private let keyStore: any KeyStorePort
     private let root: String
     private var decided: ChatSealing.Opened?
 
     /// `plain` (the file store), deciding with `keyStore` under the data root `root`.
-    package init(_ plain: any StoragePort, keyStore: any KeyStorePort, root: String) {
+    package init(_ plain: any StampedStorage, keyStore: any KeyStorePort, root: String) {
         self.plain = plain
         self.keyStore = keyStore
         self.root = root
@@ -24,7 +24,7 @@ package actor FirstChatSealing: StampedStorage {
 
     /// The store for `namespace`: the decided one; for a write (`deciding`) into the
     /// chats' namespaces, decided now.
-    private func store(_ namespace: Namespace, deciding: Bool) async throws(StorageError) -> any StoragePort {
+    private func store(_ namespace: Namespace, deciding: Bool) async throws(StorageError) -> any StampedStorage {
         if let decided { return decided.storage }
         guard ChatSealing.sealedNamespaces.contains(namespace) else { return plain }
         if !deciding, try await ChatSealingMarker.read(plain) == nil { return plain }

@@ -5,13 +5,13 @@ import KeepPorts
 /// run whose chats' key cannot be had (``ChatSealing/locked(_:)``, ``ChatSealing/keyGone``),
 /// while settings and the cache still work.
 package struct RefusingStorage: StampedStorage {
-    private let inner: any StoragePort
+    private let inner: any StampedStorage
     private let refused: Set<Namespace>
     private let refusal: @Sendable (Namespace) -> StorageError?
 
     /// `inner`, refusing `namespaces` with `refusal`'s error (none: passed through).
     package init(
-        _ inner: any StoragePort, refusing namespaces: Set<Namespace>,
+        _ inner: any StampedStorage, refusing namespaces: Set<Namespace>,
         refusal: @escaping @Sendable (Namespace) -> StorageError?
     ) {
         self.inner = inner

@@ -85,7 +85,7 @@ enum ChatsCommand {
         let listing: ChatSummaryListing
         let draftIds: [String]
         do {
-            listing = try await index(invocation, chats).listing()
+            listing = try await index(invocation).listing()
             draftIds = try await chats.draftIds()
         } catch {
             throw CommandFailure.failure("cannot list the chats: \(error)")
@@ -376,7 +376,7 @@ enum ChatsCommand {
         let chats = ChatRepository(storage: try await storage(invocation))
         let matches: [ChatMatch]
         do {
-            matches = try await index(invocation, chats).search(text)
+            matches = try await index(invocation).search(text)
         } catch let error as ChatError where error.code == .emptySearch {
             throw CommandFailure.usage("give some text to search for")
         } catch {
@@ -403,7 +403,7 @@ enum ChatsCommand {
 
     /// The store; one that cannot be opened ends the command with the crash screen, and
     /// chats out of reach (sealed, the keyring locked) with the one line that says so.
-    static func storage(_ invocation: Invocation) async throws(CommandFailure) -> any StoragePort {
+    static func storage(_ invocation: Invocation) async throws(CommandFailure) -> any StampedStorage {
         try await invocation.requireChats()
         do {
             return try await invocation.composition.storage()
@@ -426,10 +426,11 @@ enum ChatsCommand {
     }
 
     /// The chat index beside the store (a cache; see ``ChatIndex``), sealed as the chats are.
-    static func index(_ invocation: Invocation, _ chats: ChatRepository) async throws(CommandFailure) -> ChatIndex {
+    static func index(_ invocation: Invocation) async throws(CommandFailure) -> ChatIndex {
+        let storage = try await storage(invocation)
         do {
             return ChatIndex(
-                root: try invocation.composition.dataRoot(), repository: chats,
+                root: try invocation.composition.dataRoot(), storage: storage,
                 sealing: try await invocation.composition.chatIndexing())
         } catch {
             throw .bootFailed(.storageUnavailable, detail: error.description)
