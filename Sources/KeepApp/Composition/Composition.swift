@@ -116,6 +116,18 @@ package actor Composition {
         }
     }
 
+    /// `keep chats seal` and `unseal` over the plain file store under the data root, with
+    /// this run's key store.
+    package func resealing() async throws(StorageError) -> ChatResealing {
+        let root = try dataRoot()
+        let backend = await secrets()
+        let warn = warn
+        let plain = try Platform.storageFor(root: root, onMigrationError: { warn("warning: \($0)") })
+        return ChatResealing(
+            plain: plain, keyStore: backend.keyStore, refusal: backend.keyringRefusal, lock: StoreLock(root: root),
+            root: root)
+    }
+
     /// The keychain for this run, probed once.
     package func secrets() async -> SecretsBackend {
         let task = probe ?? Task { [environment] in await Platform.secretsFor(environment) }
