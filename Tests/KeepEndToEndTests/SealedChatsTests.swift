@@ -173,4 +173,80 @@ struct SealedChatsTests {
             #expect((report["chats"] as? [String: Any])?["state"] as? String == "plain", "\(settings)")
         }
     }
+
+    /// Chats asked plain (no keyring), each with a unique word; answers their ids.
+    private func plainChats(_ sandbox: Sandbox, _ count: Int, word: String) async throws -> [String] {
+        var bare = sandbox
+        bare.extra["DBUS_SESSION_BUS_ADDRESS"] = nil
+        var ids: [String] = []
+        for number in 0..<count { ids.append(try await bare.ask("question \(number) \(word)\(number)z")) }
+        return ids
+    }
+
+    /// Whether every chat in `ids` lists, none unreadable.
+    private func allReadable(_ sandbox: Sandbox, _ ids: [String]) async throws -> Bool {
+        let listed = try await sandbox.run("chats", "--json")
+        guard listed.status == .exited(0),
+            let report = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any]
+        else { return false }
+        let listedIds = Set((report["chats"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
+        let unreadable = report["unreadable"] as? [Any] ?? []
+        return listedIds == Set(ids) && unreadable.isEmpty
+    }
+
+    @Test("keep chats seal seals a plain store, says once how to make a recovery file, and unseal makes it plain again")
+    func sealAndUnseal() async throws {
+        try await withKeyring { _, sandbox in
+            let ids = try await plainChats(sandbox, 3, word: "kelpwarden")
+            #expect(try holding("kelpwarden1z", under: sandbox.root).count >= 1, "plain before")
+            let sealed = try await sandbox.run("chats", "seal")
+            #expect(sealed.status == .exited(0), "\(sealed)")
+            #expect(sealed.stdout.contains("3 chats and drafts sealed"), "\(sealed)")
+            #expect(sealed.stdout.contains("keep recovery export FILE"), "it says how to make a recovery file")
+            #expect(!sealed.stderr.contains("sealing chats:"), "quiet on a pipe: \(sealed)")
+            _ = try await sandbox.run("chats", "search", "kelpwarden1z")
+            for number in 0..<3 {
+                #expect(try holding("kelpwarden\(number)z", under: sandbox.root).isEmpty, "sealed: \(number)")
+            }
+            #expect(try await allReadable(sandbox, ids))
+            let again = try await sandbox.run("chats", "seal")
+            #expect(again.status == .exited(0) && again.stdout.contains("0 chats and drafts sealed"), "\(again)")
+            #expect(!again.stdout.contains("keep recovery export"), "said once: \(again)")
+            let settings = try await sandbox.run("settings", "--json")
+            #expect(settings.stdout.contains("\"state\" : \"sealed\""), "\(settings)")
+
+            let plain = try await sandbox.run("chats", "unseal")
+            #expect(plain.status == .exited(0) && plain.stdout.contains("3 chats and drafts made plain"), "\(plain)")
+            #expect(try holding("kelpwarden2z", under: sandbox.root).count >= 1, "plain again")
+            #expect(try await allReadable(sandbox, ids))
+            let found = try await sandbox.run("chats", "search", "kelpwarden2z")
+            #expect(found.stdout.contains("kelpwarden2z"), "\(found)")
+        }
+    }
+
+    @Test("seal and unseal killed at random points lose nothing: every chat reads throughout, and a rerun finishes")
+    func killedAnywhere() async throws {
+        try await withKeyring { _, sandbox in
+            let count = 24
+            let ids = try await plainChats(sandbox, count, word: "mossglint")
+            var generator = SystemRandomNumberGenerator()
+            for round in 0..<8 {
+                let command = round % 2 == 0 ? ["chats", "seal"] : ["chats", "unseal"]
+                let what = round % 2 == 0 ? "sealing chats" : "making chats plain"
+                let process = try sandbox.start(command, terminal: true)
+                let point = Int.random(in: 1...count, using: &generator)
+                _ = await process.output.wait(for: "\(what): \(point) of \(count)", seconds: 60)
+                process.send(SIGKILL)
+                _ = await process.exit()
+                #expect(try await allReadable(sandbox, ids), "round \(round): every chat reads after the kill")
+            }
+            let finished = try await sandbox.run("chats", "seal")
+            #expect(finished.status == .exited(0), "\(finished)")
+            #expect(try await allReadable(sandbox, ids))
+            for number in 0..<count {
+                #expect(try holding("mossglint\(number)z", under: sandbox.root).isEmpty, "sealed at the end: \(number)")
+            }
+            #expect(try await sandbox.messages(ids[5]).first == "question 5 mossglint5z")
+        }
+    }
 }
