@@ -249,4 +249,48 @@ struct SealedChatsTests {
             #expect(try await sandbox.messages(ids[5]).first == "question 5 mossglint5z")
         }
     }
+
+    @Test("a recovery file imported into a fresh keyring reads every chat; a wrong passphrase is refused without a hint")
+    func recoveryFile() async throws {
+        try await withKeyring { _, sandbox in
+            let ids = [try await sandbox.ask("recovered question one"), try await sandbox.ask("recovered two")]
+            let file = sandbox.directory.appending("chats.recovery")
+            let exported = try await sandbox.run(["recovery", "export", file], input: "a long passphrase\n")
+            #expect(exported.status == .exited(0), "\(exported)")
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "readable by its owner only")
+            let again = try await sandbox.run(["recovery", "export", file], input: "a long passphrase\n")
+            #expect(again.status == .exited(1) && again.stderr.contains("no recovery file was written"), "\(again)")
+
+            try await PrivateKeyring.with { fresh in
+                var moved = sandbox
+                moved.extra["DBUS_SESSION_BUS_ADDRESS"] = fresh.bus.address
+                let gone = try await moved.run("chats")
+                #expect(gone.status == .exited(1) && gone.stderr.contains("keep recovery import"), "\(gone)")
+
+                let wrong = try await moved.run(["recovery", "import", file], input: "not the passphrase\n")
+                #expect(wrong.status == .exited(1), "\(wrong)")
+                #expect(
+                    wrong.stderr
+                        == "keep: the key was not imported: import failed: the passphrase does not open it (or the "
+                        + "file was altered)\n", "one refusal, nothing of the key: \(wrong)")
+
+                // A keyring that holds another chats' key keeps it without --replace.
+                var other = try Sandbox()
+                other.extra["DBUS_SESSION_BUS_ADDRESS"] = fresh.bus.address
+                _ = try await other.ask("another store's chat")
+                let refused = try await moved.run(["recovery", "import", file], input: "a long passphrase\n")
+                #expect(refused.status == .exited(1) && refused.stderr.contains("--replace"), "\(refused)")
+                #expect(try await moved.run("chats").status == .exited(1), "still not this store's key")
+
+                let imported = try await moved.run(
+                    ["recovery", "import", file, "--replace"], input: "a long passphrase\n")
+                #expect(imported.status == .exited(0), "\(imported)")
+                #expect(try await allReadable(moved, ids), "every chat reads under the imported key")
+                #expect(try await moved.messages(ids[0]).first == "recovered question one")
+                let twice = try await moved.run(["recovery", "import", file], input: "a long passphrase\n")
+                #expect(twice.status == .exited(0) && twice.stdout.contains("already"), "\(twice)")
+            }
+        }
+    }
 }

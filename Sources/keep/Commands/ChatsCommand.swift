@@ -332,12 +332,13 @@ enum ChatsCommand {
             "Imported chat \(chat.id): \(Console.field(chat.title)) (\(count(chat.messages.count, "message"))).\n")
     }
 
-    /// The text of the file at `path`, at most ``importLimit`` bytes of UTF-8.
+    /// The text of the file at `path`, at most ``importLimit`` bytes of UTF-8 (`what` it
+    /// should be, for the refusals).
     ///
     /// Only a regular file (or a link to one) is read: a FIFO, a device (`/dev/zero` never
     /// ends) or a socket is refused, by what it is, before it is opened; and no more than
     /// one byte past the limit is read, whatever the file says its size is.
-    private static func readFile(_ path: String) throws(CommandFailure) -> String {
+    static func readFile(_ path: String, what: String = "a keep chat") throws(CommandFailure) -> String {
         let named = "\(StorageError.quoted(path))"
         let kind: FileKind?
         do {
@@ -348,7 +349,8 @@ enum ChatsCommand {
         guard let kind else { throw .failure("there is no file \(named)") }
         guard kind == .regular else {
             throw .failure(
-                "\(named) is \(kind), not a file: give a file keep exported, or `-` to read standard input")
+                "\(named) is \(kind), not a file: give a file keep "
+                    + (what == "a keep chat" ? "exported, or `-` to read standard input" : "wrote"))
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .failure("cannot read \(named): \(String(cString: strerror(errno)))")
@@ -361,10 +363,10 @@ enum ChatsCommand {
             throw .failure("cannot read \(named): \((error as NSError).localizedDescription)")
         }
         guard data.count <= importLimit else {
-            throw .failure("\(named) is larger than \(importLimit >> 20) MiB: not a keep chat")
+            throw .failure("\(named) is larger than \(importLimit >> 20) MiB: not \(what)")
         }
         guard let text = String(validating: data, as: UTF8.self) else {
-            throw .failure("\(named) is not UTF-8 text: not a keep chat")
+            throw .failure("\(named) is not UTF-8 text: not \(what)")
         }
         return text
     }
