@@ -250,7 +250,8 @@ struct SealedChatsTests {
         }
     }
 
-    @Test("a recovery file imported into a fresh keyring reads every chat; a wrong passphrase is refused without a hint")
+    @Test(
+        "a recovery file imported into a fresh keyring reads every chat; a wrong passphrase is refused without a hint")
     func recoveryFile() async throws {
         try await withKeyring { _, sandbox in
             let ids = [try await sandbox.ask("recovered question one"), try await sandbox.ask("recovered two")]

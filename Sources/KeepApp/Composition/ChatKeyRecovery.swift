@@ -69,7 +69,8 @@ package struct ChatKeyRecovery: Sendable {
             throw Self.failure("import", "it is not a recovery file keep can read: \(error)")
         }
         guard file.purpose == Self.purpose else {
-            throw Self.failure("import", "it is a recovery file for \(StorageError.quoted(file.purpose)), not the chats")
+            throw Self.failure(
+                "import", "it is a recovery file for \(StorageError.quoted(file.purpose)), not the chats")
         }
         var key: [UInt8]
         do {

@@ -73,8 +73,7 @@ package struct ChatResealing: Sendable {
     }
 
     /// Makes every chat and draft plain again; `progress` hears after each value.
-    package func unseal(progress: @Sendable (_ done: Int, _ total: Int) -> Void) async throws(StorageError) -> Outcome
-    {
+    package func unseal(progress: @Sendable (_ done: Int, _ total: Int) -> Void) async throws(StorageError) -> Outcome {
         guard let marker = try await ChatSealingMarker.read(plain), marker.needsKey else {
             return Outcome(rewritten: 0, total: 0, unreadable: [], firstSealing: false)
         }
@@ -155,7 +154,7 @@ package struct ChatResealing: Sendable {
             do throws(StorageError) {
                 let changed = try await withLock { () throws(StorageError) in try await change(key) }
                 if changed { rewritten += 1 }
-            } catch where error.isOneFilesProblem {
+            } catch  where error.isOneFilesProblem {
                 unreadable.append("\(key): \(error)")
             }
             progress(done + 1, keys.count)

@@ -163,7 +163,8 @@ package enum ChatSealing: Sendable {
         do {
             return try sealed(.sealed(phase: marker.phase), storage, key)
         } catch {
-            return out(.locked(SecretsError(code: .backend, operation: "open sealed chats", detail: "\(error)")), storage)
+            return out(
+                .locked(SecretsError(code: .backend, operation: "open sealed chats", detail: "\(error)")), storage)
         }
     }
 
@@ -212,7 +213,9 @@ package enum ChatSealing: Sendable {
         return opened
     }
 
-    private static func sealed(_ state: ChatSealing, _ storage: any StampedStorage, _ key: [UInt8]) throws(SealingError)
+    private static func sealed(
+        _ state: ChatSealing, _ storage: any StampedStorage, _ key: [UInt8]
+    ) throws(SealingError)
         -> Opened
     {
         Opened(

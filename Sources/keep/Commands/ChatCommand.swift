@@ -64,7 +64,8 @@ enum ChatCommand {
             // Kept data that cannot be opened or read only leaves the hint out.
             let lastOpen = try? await composition.kept(creating: false).chats.lastOpenChat()
             let sealing = try? await composition.chatSealing()
-            chat.greet(existingChats: existing, lastOpen: lastOpen ?? nil, sealing: sealing.map { "Chats: \($0.summary)." })
+            chat.greet(
+                existingChats: existing, lastOpen: lastOpen ?? nil, sealing: sealing.map { "Chats: \($0.summary)." })
         }
         await chat.run()
         // The chat open at the end is the one to offer next time.

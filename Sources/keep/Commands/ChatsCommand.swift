@@ -23,7 +23,8 @@ enum ChatsCommand {
             "keep chats --json | jq -r '.chats[].title'": "Print every chat's title:",
         ],
         arguments: ArgumentParser(options: [json, ids]),
-        subcommands: [show, remove, search, rename, export, importing, SealCommands.seal, SealCommands.unseal], run: list)
+        subcommands: [show, remove, search, rename, export, importing, SealCommands.seal, SealCommands.unseal],
+        run: list)
 
     static let format = ArgumentParser.Option(
         "--format", value: "markdown|json", help: "Markdown (the default), or keep's JSON to import elsewhere")

@@ -83,7 +83,8 @@ enum RecoveryCommand {
         let console = invocation.console
         var typed: String
         if console.inputIsTerminal {
-            guard let first = try await HiddenInput.readLine(prompt: "Passphrase (typing is hidden): ", console: console)
+            guard
+                let first = try await HiddenInput.readLine(prompt: "Passphrase (typing is hidden): ", console: console)
             else { throw .failure("no passphrase given; nothing was done") }
             if twice {
                 let again = try await HiddenInput.readLine(prompt: "The same passphrase again: ", console: console)
@@ -91,7 +92,8 @@ enum RecoveryCommand {
             }
             typed = first
         } else {
-            typed = String(try console.readAllInput().split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+            typed = String(
+                try console.readAllInput().split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
             if typed.hasSuffix("\r") { typed.removeLast() }
         }
         guard !typed.isEmpty else { throw .failure("the passphrase is empty; nothing was done") }

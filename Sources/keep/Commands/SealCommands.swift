@@ -71,7 +71,8 @@ enum SealCommands {
         }
     }
 
-    private static func finish(_ invocation: Invocation, _ outcome: ChatResealing.Outcome, done: String, under: String) {
+    private static func finish(_ invocation: Invocation, _ outcome: ChatResealing.Outcome, done: String, under: String)
+    {
         let console = invocation.console
         for problem in outcome.unreadable { console.warning("not rewritten, left as it is: \(problem)") }
         console.show(
