@@ -107,7 +107,7 @@ struct InteractiveChat {
     /// Reads and handles lines until end of input or `/quit`.
     mutating func run() async {
         let console = console
-        let input = LineInput(
+        let input = await LineInput(
             editing: console.inputIsTerminal && console.outputIsTerminal, history: history, console: console)
         let prompt = prompt
         // Without the line editor the terminal throws away the line being typed on Ctrl-C;

@@ -3,7 +3,8 @@ import KeepChatIndex
 import KeepPorts
 import KeepSealed
 
-/// `keep chats seal` and `keep chats unseal`: every chat and draft rewritten, one at a time,
+/// `keep chats seal` and `keep chats unseal`: every chat and draft (and the lines typed)
+/// rewritten, one at a time,
 /// sealed under the chats' data key or plain again, so that a kill or a power cut at any
 /// point loses nothing and leaves every chat readable.
 ///
@@ -145,7 +146,7 @@ package struct ChatResealing: Sendable {
         _ progress: @Sendable (Int, Int) -> Void, _ change: (StorageKey) async throws(StorageError) -> Bool
     ) async throws(StorageError) -> (rewritten: Int, total: Int, unreadable: [String]) {
         var keys: [StorageKey] = []
-        for namespace in [Namespace.chats, .drafts] {
+        for namespace in [Namespace.chats, .drafts, .history] {
             keys += try await plain.listIds(namespace).map { StorageKey(namespace, $0) }
         }
         var rewritten = 0

@@ -69,7 +69,7 @@ package enum ChatSealing: Sendable {
         case .sealed(.unsealing):
             "part-way plain: `keep chats unseal` was interrupted; run it again to finish (every chat reads meanwhile)"
         case .sealed:
-            "sealed under the chats' data key in the keyring (chats, drafts); `keep recovery export FILE` makes a "
+            "sealed under the chats' data key in the keyring (chats, drafts, the lines typed); `keep recovery export FILE` makes a "
                 + "recovery file"
         case .plain(let why): "not sealed: \(why)"
         case .notYet:
@@ -102,7 +102,7 @@ package enum ChatSealing: Sendable {
     }
 
     /// The namespaces the chats' data key seals.
-    package static let sealedNamespaces: Set<Namespace> = [.chats, .drafts]
+    package static let sealedNamespaces: Set<Namespace> = [.chats, .drafts, .history]
 
     /// What a launch (or a first chat) decided: the state, the store the app uses, and how
     /// the chat index seals what it holds.

@@ -29,7 +29,7 @@ enum ChatCommand {
         let engine = try await invocation.engine(for: core, choice: choice)
         let runner = try await composition.turns(on: engine)
         var chat = InteractiveChat(
-            console: invocation.console, runner: runner, engine: engine, history: try history(invocation, core),
+            console: invocation.console, runner: runner, engine: engine, history: try await history(invocation, core),
             raw: invocation.arguments.has(TurnFlags.raw.name))
         chat.options = options
         chat.book = book
@@ -78,13 +78,14 @@ enum ChatCommand {
         }
     }
 
-    /// Where the lines typed are kept, or `nil` when the setting chatHistory is off (the file
-    /// is then removed, so turning history off forgets it).
-    private static func history(_ invocation: Invocation, _ core: AppCore) throws -> QuestionHistory? {
-        let history = QuestionHistory(root: try invocation.composition.dataRoot())
+    /// Where the lines typed are kept, or `nil` when the setting chatHistory is off (the
+    /// history is then removed, so turning history off forgets it).
+    private static func history(_ invocation: Invocation, _ core: AppCore) async throws -> QuestionHistory? {
+        let history = QuestionHistory(
+            storage: try await invocation.composition.storage(), root: try invocation.composition.dataRoot())
         guard core.settings.value(SettingRegistry.chatHistory.key)?.bool == false else { return history }
         do {
-            try history.remove()
+            try await history.remove()
         } catch {
             invocation.console.warning("\(error)")
         }

@@ -143,21 +143,22 @@ enum SettingsCommand {
         invocation.console.show("\(key) = \(settings.value(key)?.description ?? "")\n")
         try await ServersCommand.follow(key, invocation)
         if key == SettingRegistry.chatHistory.key, settings.value(key)?.bool == false {
-            try forgetHistory(invocation)
+            try await forgetHistory(invocation)
         }
     }
 
-    /// With chatHistory off, the lines typed before are removed at once: the file holds what
-    /// the user typed, and the setting says none is kept.
-    private static func forgetHistory(_ invocation: Invocation) throws {
+    /// With chatHistory off, the lines typed before are removed at once: the history holds
+    /// what the user typed, and the setting says none is kept.
+    private static func forgetHistory(_ invocation: Invocation) async throws {
         let history: QuestionHistory
         do {
-            history = QuestionHistory(root: try invocation.composition.dataRoot())
+            history = QuestionHistory(
+                storage: try await invocation.composition.storage(), root: try invocation.composition.dataRoot())
         } catch {
             throw CommandFailure.failure("\(error)")
         }
         do {
-            try history.remove()
+            try await history.remove()
         } catch {
             throw CommandFailure.failure("chatHistory is off, but \(error)")
         }
