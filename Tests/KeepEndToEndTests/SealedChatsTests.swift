@@ -174,6 +174,14 @@ struct SealedChatsTests {
         }
     }
 
+    /// The byte offset just past the first `echo: ` after `offset` in `text`.
+    private func answered(_ text: String, after offset: Int) -> Int {
+        let bytes = Array(text.utf8)
+        let tail = bytes.dropFirst(offset)
+        guard let start = String(decoding: tail, as: UTF8.self).range(of: "echo: ") else { return bytes.count }
+        return offset + String(decoding: tail, as: UTF8.self)[..<start.upperBound].utf8.count
+    }
+
     /// Chats asked plain (no keyring), each with a unique word; answers their ids.
     private func plainChats(_ sandbox: Sandbox, _ count: Int, word: String) async throws -> [String] {
         var bare = sandbox
@@ -234,7 +242,7 @@ struct SealedChatsTests {
                 let command = round % 2 == 0 ? ["chats", "seal"] : ["chats", "unseal"]
                 let what = round % 2 == 0 ? "sealing chats" : "making chats plain"
                 let process = try sandbox.start(command, terminal: true)
-                let point = Int.random(in: 1...count, using: &generator)
+                let point = Int.random(in: 1..<count, using: &generator)
                 _ = await process.output.wait(for: "\(what): \(point) of \(count)", seconds: 60)
                 process.send(SIGKILL)
                 _ = await process.exit()
@@ -292,6 +300,32 @@ struct SealedChatsTests {
                 let twice = try await moved.run(["recovery", "import", file], input: "a long passphrase\n")
                 #expect(twice.status == .exited(0) && twice.stdout.contains("already"), "\(twice)")
             }
+        }
+    }
+
+    @Test("the lines typed at the chat's prompt are sealed with the chats, and Up still recalls them")
+    func historySealed() async throws {
+        try await withKeyring { _, sandbox in
+            let word = "brindleplume"
+            let chat = try sandbox.start(["chat"], terminal: true)
+            #expect(await chat.output.wait(for: "> "))
+            var offset = chat.output.count
+            chat.write("tell me of \(word)\r")
+            #expect(await chat.output.wait(for: "echo: ", after: offset))
+            #expect(await chat.output.wait(for: "> ", after: answered(chat.output.text, after: offset)))
+            chat.write("\u{04}")
+            #expect(await chat.exit() == .exited(0))
+            #expect(FileManager.default.fileExists(atPath: sandbox.file("history", "questions")), "a history was kept")
+            #expect(try holding(word, under: sandbox.root).isEmpty, "no file holds the line typed")
+
+            let again = try sandbox.start(["chat"], terminal: true)
+            #expect(await again.output.wait(for: "> "))
+            offset = again.output.count
+            again.write("\u{1B}[A\r")
+            #expect(await again.output.wait(for: "echo: tell me of \(word)", after: offset), "Up recalls it")
+            #expect(await again.output.wait(for: "> ", after: answered(again.output.text, after: offset)))
+            again.write("\u{04}")
+            #expect(await again.exit() == .exited(0))
         }
     }
 }
