@@ -9,7 +9,9 @@ import Testing
 /// The lines typed at the chat's prompt, kept in the store.
 @Suite("The question history")
 struct QuestionHistoryTests {
-    private func history(_ directory: TemporaryDirectory, capacity: Int = QuestionHistory.capacity) throws
+    private func history(
+        _ directory: TemporaryDirectory, capacity: Int = QuestionHistory.capacity
+    ) throws
         -> (QuestionHistory, FileStore)
     {
         let store = try FileStore(root: directory.path)

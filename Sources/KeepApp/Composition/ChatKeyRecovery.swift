@@ -35,7 +35,7 @@ package struct ChatKeyRecovery: Sendable {
     /// Writes the chats' data key, wrapped under `passphrase`, to a new file at `path`.
     package func export(to path: String, passphrase: [UInt8]) async throws(StorageError) {
         var key = try await load()
-        defer { Self.wipe(&key) }
+        defer { ChatSealing.wipe(&key) }
         guard !key.isEmpty else {
             throw Self.failure("export", "the keyring holds no chats' data key yet: nothing has been sealed")
         }
@@ -78,9 +78,9 @@ package struct ChatKeyRecovery: Sendable {
         } catch {
             throw Self.failure("import", "the passphrase does not open it (or the file was altered)")
         }
-        defer { Self.wipe(&key) }
+        defer { ChatSealing.wipe(&key) }
         var held = try await load()
-        defer { Self.wipe(&held) }
+        defer { ChatSealing.wipe(&held) }
         if held == key { return .alreadyThere }
         if !held.isEmpty, !replace {
             throw Self.failure(
@@ -114,7 +114,4 @@ package struct ChatKeyRecovery: Sendable {
         StorageError(code: .unavailable, operation: operation, reason: reason)
     }
 
-    private static func wipe(_ key: inout [UInt8]) {
-        key.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
-    }
 }

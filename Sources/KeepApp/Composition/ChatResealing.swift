@@ -57,7 +57,7 @@ package struct ChatResealing: Sendable {
     package func seal(progress: @Sendable (_ done: Int, _ total: Int) -> Void) async throws(StorageError) -> Outcome {
         let marker = try await ChatSealingMarker.read(plain)
         var key = try await dataKey(for: marker, making: true)
-        defer { Self.wipe(&key) }
+        defer { ChatSealing.wipe(&key) }
         let (sealed, check) = try open(key)
         try await withLock { () throws(StorageError) in
             try await ChatSealingMarker(phase: .sealing, keyCheck: check).write(plain)
@@ -79,7 +79,7 @@ package struct ChatResealing: Sendable {
             return Outcome(rewritten: 0, total: 0, unreadable: [], firstSealing: false)
         }
         var key = try await dataKey(for: marker, making: false)
-        defer { Self.wipe(&key) }
+        defer { ChatSealing.wipe(&key) }
         let (sealed, check) = try open(key)
         try await withLock { () throws(StorageError) in
             try await ChatSealingMarker(phase: .unsealing, keyCheck: check).write(plain)
@@ -112,7 +112,7 @@ package struct ChatResealing: Sendable {
             key = try await keyStore.load(name) ?? []
             if let marker, marker.needsKey {
                 guard let check = try? Platform.sealing.sealer(for: key).keyCheck, marker.names(check) else {
-                    Self.wipe(&key)
+                    ChatSealing.wipe(&key)
                     throw Self.failure(ChatSealing.keyGoneLine)
                 }
             } else if making, key.count != Platform.sealing.keyCount {
@@ -179,7 +179,4 @@ package struct ChatResealing: Sendable {
         StorageError(code: .unavailable, operation: "reseal the chats", reason: reason)
     }
 
-    private static func wipe(_ key: inout [UInt8]) {
-        key.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
-    }
 }

@@ -234,7 +234,8 @@ package enum ChatSealing: Sendable {
             indexing: PlainChatIndexing())
     }
 
-    private static func wipe(_ key: inout [UInt8]) {
+    /// Overwrites a copy of a key with zeros, once it is used.
+    static func wipe(_ key: inout [UInt8]) {
         key.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
     }
 }

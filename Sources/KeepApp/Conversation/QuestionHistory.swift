@@ -155,7 +155,8 @@ package struct QuestionHistory: Sendable {
             throw Failure(operation: "read", path: legacyPath, reason: error.localizedDescription)
         }
         guard let entries = try? JSONDecoder().decode([String].self, from: data) else {
-            throw Failure(operation: "read", path: legacyPath, reason: "it is not a list of lines; it was left as it is")
+            throw Failure(
+                operation: "read", path: legacyPath, reason: "it is not a list of lines; it was left as it is")
         }
         return entries
     }
