@@ -61,49 +61,13 @@ import KeepPorts
 
         /// `bytes` sealed for `binding`.
         public func seal(_ bytes: [UInt8], binding: [UInt8]) throws(SealingError) -> [UInt8] {
-            let associated = Self.dataLabel + binding
-            let nonceCount = SealedPayload.nonceCount
-            let tagStart = nonceCount + bytes.count
-            let total = tagStart + SealedPayload.tagCount
-            return try [UInt8](unsafeUninitializedCapacity: total) { (buffer, initialized) throws(SealingError) in
-                let out = UnsafeMutableRawBufferPointer(buffer)
-                // A fresh random nonce for every seal: GCM under one key must never see one twice.
-                try LibCrypto.fillRandom(UnsafeMutableRawBufferPointer(rebasing: out[..<nonceCount]))
-                try bytes.withBytes { (plain) throws(SealingError) in
-                    try associated.withBytes { (aad) throws(SealingError) in
-                        try LibCrypto.sealAES256GCM(
-                            cipher, key: keys[1], nonce: UnsafeRawBufferPointer(rebasing: out[..<nonceCount]),
-                            aad: aad, plaintext: plain,
-                            ciphertext: UnsafeMutableRawBufferPointer(rebasing: out[nonceCount..<tagStart]),
-                            tag: UnsafeMutableRawBufferPointer(rebasing: out[tagStart...]))
-                    }
-                }
-                initialized = total
-            }
+            try LibCrypto.sealFramed(cipher, key: keys[1], aad: Self.dataLabel + binding, plaintext: bytes)
         }
 
         /// What ``seal(_:binding:)`` sealed for `binding` under this key; `notAuthentic`
         /// for anything else, `malformed` for bytes too short to be a seal.
         public func open(_ sealed: [UInt8], binding: [UInt8]) throws(SealingError) -> [UInt8] {
-            let nonceCount = SealedPayload.nonceCount
-            guard sealed.count >= nonceCount + SealedPayload.tagCount else {
-                throw SealingError(code: .malformed, operation: "open", detail: "the bytes are too short to be sealed")
-            }
-            let associated = Self.dataLabel + binding
-            let tagStart = sealed.count - SealedPayload.tagCount
-            let count = tagStart - nonceCount
-            return try [UInt8](unsafeUninitializedCapacity: count) { (buffer, initialized) throws(SealingError) in
-                try sealed.withBytes { (all) throws(SealingError) in
-                    try associated.withBytes { (aad) throws(SealingError) in
-                        try LibCrypto.openAES256GCM(
-                            cipher, key: keys[1], nonce: UnsafeRawBufferPointer(rebasing: all[..<nonceCount]),
-                            aad: aad, ciphertext: UnsafeRawBufferPointer(rebasing: all[nonceCount..<tagStart]),
-                            tag: UnsafeRawBufferPointer(rebasing: all[tagStart...]),
-                            plaintext: UnsafeMutableRawBufferPointer(buffer))
-                    }
-                }
-                initialized = count
-            }
+            try LibCrypto.openFramed(cipher, key: keys[1], aad: Self.dataLabel + binding, sealed: sealed)
         }
     }
 #endif
