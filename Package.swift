@@ -7,7 +7,7 @@ import PackageDescription
 /// No package dependencies: everything beyond the toolchain is a Debian C library,
 /// wrapped in a system-library target and imported only by the adapter that uses it.
 ///
-/// Version 0.2.0 (`keep --version`; CHANGELOG.md). Licensed under the Apache License 2.0
+/// Version 0.3.0 (`keep --version`; CHANGELOG.md). Licensed under the Apache License 2.0
 /// (LICENSE).
 let package = Package(
     name: "Keep",
@@ -35,6 +35,11 @@ let package = Package(
         .systemLibrary(name: "CProcess"),
         // Line editing and history for the interactive chat; used on Linux only.
         .systemLibrary(name: "CLibEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
+        // HTTP over TLS verified against one authority file alone (a server's `--ca`), which
+        // FoundationNetworking cannot do; used on Linux only.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libssl, for the end-to-end tests' https servers only: nothing keep ships links it.
+        .systemLibrary(name: "CSSL", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
 
         // MARK: The libraries (products)
 
@@ -58,8 +63,13 @@ let package = Package(
         // MARK: The app's own targets (package access, no product)
 
         // The chat engines (echo, and the remote one over HTTP), the rules of the network edge,
-        // and URLSession behind the HTTP port. A server's text is shown by KeepTerminal's rule.
-        .target(name: "KeepEngines", dependencies: ["KeepPorts", "KeepCore", "KeepTerminal"]),
+        // URLSession behind the HTTP port, and libcurl for a server verified against its own authority.
+        // A server's text is shown by KeepTerminal's rule.
+        .target(
+            name: "KeepEngines",
+            dependencies: [
+                "KeepPorts", "KeepCore", "KeepTerminal", .target(name: "CCurl", condition: .when(platforms: [.linux])),
+            ]),
         // The chat index: a cache of the chats' summaries and words beside the store.
         .target(name: "KeepChatIndex", dependencies: ["KeepPorts", "KeepCore", "KeepSQLite", "KeepFileStore"]),
         // Kept data's owners (what keep reads from servers, and its markers), each with its port
@@ -175,7 +185,11 @@ let package = Package(
         .testTarget(name: "KeepCLITests", dependencies: ["KeepCLI"]),
         // Depends on the keep executable so `swift build --build-tests` builds the binary it runs.
         .testTarget(
-            name: "KeepEndToEndTests", dependencies: ["KeepPorts", "KeepConformance", "KeepTestSupport", "keep"]),
+            name: "KeepEndToEndTests",
+            dependencies: [
+                "KeepPorts", "KeepConformance", "KeepTestSupport", "keep",
+                .target(name: "CSSL", condition: .when(platforms: [.linux])),
+            ]),
         // kill -9 at random moments, thousands of times, against keep-torture.
         .testTarget(
             name: "KeepTortureTests",

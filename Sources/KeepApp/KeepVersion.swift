@@ -4,7 +4,7 @@ import KeepEngines
 /// reports, with the chat format it writes.
 package enum KeepVersion {
     /// The release, as `MAJOR.MINOR.PATCH`; raised with every release.
-    package static let text = "0.2.0"
+    package static let text = "0.3.0"
 
     /// `keep/<version>`: the `User-Agent` of every request keep sends.
     package static var userAgent: String { EdgePolicy.userAgent(version: text) }

@@ -9,11 +9,9 @@ import Synchronization
 /// sent as one URLSession data task, its delegate callbacks turned into an async stream
 /// (the response, then each piece of the body as it arrives).
 ///
-/// Before anything connects, the cleartext rule (``CleartextRule``) decides: a key over
-/// plain http to a host that is not this machine ends the stream with ``CleartextRefusal``
-/// and nothing is sent; a request whose host was found to be this machine by resolving it
-/// is sent to the address it resolved to. The key's header is built only then
-/// (``OutgoingRequest/sending(to:userAgent:)``).
+/// Before anything connects, the cleartext rule decides, as for every transfer
+/// (``Transfer/launch(_:edge:limits:continuation:)``); the key's header is built only
+/// when the request is sent (``OutgoingRequest/sending(to:userAgent:)``).
 ///
 /// FoundationNetworking on Linux has no `bytes(for:)`, so the bytes come from
 /// `urlSession(_:dataTask:didReceive:)`, the delegate call made for every piece the
@@ -24,7 +22,7 @@ import Synchronization
 /// invalidated when the task ends, which releases the delegate. A redirect is never
 /// followed here (see
 /// ``urlSession(_:task:willPerformHTTPRedirection:newRequest:completionHandler:)``).
-final class DataTaskEvents: NSObject, URLSessionDataDelegate, Sendable {
+final class DataTaskEvents: NSObject, URLSessionDataDelegate, Transfer {
     /// What the task reports, in order: one response, then data.
     enum Event: Sendable {
         case response(HTTPURLResponse)
@@ -66,57 +64,38 @@ final class DataTaskEvents: NSObject, URLSessionDataDelegate, Sendable {
 
     private let continuation: AsyncThrowingStream<Event, any Error>.Continuation
     private let byteLimit: Int
+    private let idle: TimeInterval
+    private let userAgent: String
     private let state = Mutex(State())
 
-    private init(_ continuation: AsyncThrowingStream<Event, any Error>.Continuation, byteLimit: Int) {
+    private init(
+        _ continuation: AsyncThrowingStream<Event, any Error>.Continuation, limits: TransferLimits, userAgent: String
+    ) {
         self.continuation = continuation
-        self.byteLimit = byteLimit
+        self.byteLimit = limits.bytes
+        self.idle = limits.idle
+        self.userAgent = userAgent
     }
 
-    /// Starts `outgoing` under `edge`'s rules and `limits`; the stream ends with the body,
-    /// or throws ``CleartextRefusal``, ``LimitExceeded``, ``TimeLimitReached`` or the
-    /// transfer's `URLError`.
+    /// Starts `outgoing` under `edge`'s rules and `limits` (``Transfer/launch(_:edge:limits:continuation:)``);
+    /// the stream ends with the body, or throws ``CleartextRefusal``, ``LimitExceeded``,
+    /// ``TimeLimitReached`` or the transfer's `URLError`.
     static func start(
         _ outgoing: OutgoingRequest, edge: EdgePolicy, limits: TransferLimits
     ) -> AsyncThrowingStream<Event, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Event.self)
-        let events = DataTaskEvents(continuation, byteLimit: limits.bytes)
-        let sender = Task {
-            let verdict = await CleartextRule.verdict(
-                for: outgoing.url, sendsKey: outgoing.key != nil, allowedHosts: edge.keyOverHttpHosts)
-            var address: String?
-            switch verdict {
-            case .refused(let host, let detail):
-                continuation.finish(throwing: CleartextRefusal(host: host, detail: detail))
-                return
-            case .thisMachine(let pinned): address = pinned
-            case .fine, .allowedByName: break
-            }
-            events.send(outgoing.sending(to: address, userAgent: edge.userAgent), idle: limits.idle)
-        }
-        // The time limits, counted from now: the resolving above is inside them too.
-        let watchdog = Task {
-            guard (try? await Task.sleep(for: .seconds(limits.headers))) != nil else { return }
-            if !events.state.withLock(\.responded) {
-                return events.stop(throwing: TimeLimitReached(part: .headers, seconds: limits.headers))
-            }
-            guard (try? await Task.sleep(for: .seconds(limits.total - limits.headers))) != nil else { return }
-            events.stop(throwing: TimeLimitReached(part: .answer, seconds: limits.total))
-        }
-        // However the stream ends (the consumer gone, or the transfer over), nothing of it goes on.
-        continuation.onTermination = { _ in
-            sender.cancel()
-            watchdog.cancel()
-            events.stop(throwing: nil)
-        }
+        DataTaskEvents(continuation, limits: limits, userAgent: edge.userAgent).launch(
+            outgoing, edge: edge, limits: limits, continuation: continuation)
         return stream
     }
 
-    /// Sends `request` on a session of its own, unless the transfer was stopped first.
-    private func send(_ request: URLRequest, idle: TimeInterval) {
+    var hasResponded: Bool { state.withLock(\.responded) }
+
+    /// Sends the request on a session of its own, unless the transfer was stopped first.
+    func send(_ outgoing: OutgoingRequest, to address: String?) {
         let session = URLSession(
             configuration: SessionConfiguration.make(idleTimeout: idle), delegate: self, delegateQueue: nil)
-        let task = session.dataTask(with: request)
+        let task = session.dataTask(with: outgoing.sending(to: address, userAgent: userAgent))
         let started = state.withLock { state in
             guard !state.stopped else { return false }
             state.task = task
@@ -128,7 +107,7 @@ final class DataTaskEvents: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// Ends the stream (with `error`, when there is one) and cancels the transfer.
-    private func stop(throwing error: (any Error)?) {
+    func stop(throwing error: (any Error)?) {
         let task = state.withLock { state in
             state.stopped = true
             return state.task

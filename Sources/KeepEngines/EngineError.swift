@@ -35,6 +35,9 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
         case cleartext
         /// The answer passed the size limit (the `answerLimitMiB` setting).
         case tooLarge
+        /// The server's certificate was refused, verified against the authority the server
+        /// is to be verified against (its `--ca`); nothing was sent.
+        case untrusted
     }
 
     /// What the user can do about a failure, when there is one thing to do: the command line

@@ -37,6 +37,9 @@ import KeepPorts
 /// quotes; the key is held as bytes (``APIKey``), its header built only when the request
 /// is sent; an answer longer than `answerLimit` bytes ends the turn, the transfer cancelled
 /// where it arrives; a successful answer that is not one of the protocol's is named as such.
+/// A server with an authority of its own (`keep servers add --ca FILE`) is asked over https
+/// alone, through libcurl, verified against that file alone (``Transport``); a certificate
+/// refused so is ``EngineError/Code/untrusted``, nothing sent.
 package struct RemoteEngine: ChatEngine {
     /// The value of the `engineId` setting that chooses it: `remote`.
     package static let engineId = "remote"
@@ -116,17 +119,6 @@ package struct RemoteEngine: ChatEngine {
     package func answer(
         to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
     ) async throws(EngineError) -> EngineReply {
-        if let authority = server.authority {
-            // Verified against that authority alone, or not at all: never against the system's
-            // authorities instead, never with verification off. FoundationNetworking offers no
-            // way to evaluate a chain against one anchor (no server-trust challenge reaches a
-            // delegate), so no request goes to such a server from this build.
-            throw EngineError(
-                .configuration,
-                "the server \(server.name) is to be verified against the authority in \(authority) alone, which this "
-                    + "build cannot do on this platform; nothing was sent",
-                remedy: .useSystemAuthorities(server: server.name))
-        }
         let key = try await readKey()
         let asked = options.model ?? model
         let images = conversation.contains { !$0.attachments.isEmpty }
@@ -245,8 +237,8 @@ package struct RemoteEngine: ChatEngine {
         var redactor = KeyRedactor(hiding: key)
         // Bounded whatever the server sends: an endless stream ends the turn at the limit,
         // a slow one at the time limits.
-        let events = DataTaskEvents.start(
-            request, edge: edge,
+        let events = Transport.start(
+            request, authority: server.authority, edge: edge,
             limits: TransferLimits(idle: idleTimeout, headers: idleTimeout, total: answerTimeout, bytes: answerLimit))
         var eventCount = 0
         reading: for try await event in events {
@@ -408,6 +400,14 @@ package struct RemoteEngine: ChatEngine {
                 .cleartext,
                 CleartextRule.refusal(host: refusal.host, detail: refusal.detail, keyRef: keyRef.description),
                 remedy: .keyOverPlainHTTP(keyRef, host: refusal.host))
+        case let refusal as CertificateRefusal:
+            let said = refusal.message(
+                server: displayURL, host: URL(string: baseURL)?.host ?? baseURL, authority: server.authority ?? "")
+            // What this build cannot do is no fault of the certificate's.
+            guard refusal.reason != .unverifiable else {
+                return EngineError(.configuration, said, remedy: .useSystemAuthorities(server: server.name))
+            }
+            return EngineError(.untrusted, said)
         case is DataTaskEvents.LimitExceeded:
             return EngineError(
                 .tooLarge,

@@ -10,10 +10,15 @@ import Foundation
 /// `keyOverHttpHosts` names it (``CleartextRule``); any
 /// HTTP status is an answer, never an error (a redirect the port does not follow too, with
 /// its `Location`); ``HTTPFailure`` means no answer came (no route, refused, timed out,
-/// too long), and its reason never holds the key.
+/// too long), and its reason never holds the key. A server with an `authority` of its own (a
+/// PEM file, `keep servers add --ca`) is verified against that file alone, never the system's
+/// authorities.
 package protocol ServerHTTPPort: Sendable {
-    /// GETs `url`; answers the status, the `Server` header, the body and how long it took.
-    func get(_ url: URL, apiKey: APIKey?, keyOverHttpHosts: [String]) async throws(HTTPFailure) -> HTTPAnswer
+    /// GETs `url` (its server verified against the PEM file `authority`, when there is one);
+    /// answers the status, the `Server` header, the body and how long it took.
+    func get(
+        _ url: URL, apiKey: APIKey?, keyOverHttpHosts: [String], authority: String?
+    ) async throws(HTTPFailure) -> HTTPAnswer
 }
 
 /// A server's answer to a GET.

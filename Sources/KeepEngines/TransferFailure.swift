@@ -7,8 +7,15 @@ import Foundation
 /// Why a transfer failed, in plain words: what the HTTP library reported, never its
 /// domain and number (`NSURLErrorDomain error -1000`), and never a header's value.
 package enum TransferFailure {
+    /// A failure a transport says in its own words, where `URLError` has no code for it
+    /// (such as libcurl's, ``CurlTransfer``): words that never hold a header's value.
+    struct Described: Error, Equatable {
+        let words: String
+    }
+
     /// The words for `error`, as a transfer's stream or URLSession threw it.
     package static func words(_ error: any Error) -> String {
+        if let described = error as? Described { return described.words }
         guard let error = error as? URLError else { return "the HTTP library gave no reason" }
         switch error.code {
         case .cannotConnectToHost: return "the connection was refused"

@@ -4,8 +4,9 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The engines module's HTTP port on `URLSession`, through ``DataTaskEvents``, under the
-/// same edge rules as every engine's request.
+/// The engines module's HTTP port on `URLSession`, through ``DataTaskEvents`` (or libcurl,
+/// ``CurlTransfer``, for a server with an authority of its own: ``Transport`` chooses), under
+/// the same edge rules as every engine's request.
 ///
 /// Its sessions share and keep nothing (``SessionConfiguration``): what a server answers
 /// (its model list) never reaches a cache file on disk, and no cookie is kept. A request
@@ -30,7 +31,9 @@ package struct URLSessionHTTP: ServerHTTPPort {
         self.bodyLimit = bodyLimit
     }
 
-    package func get(_ url: URL, apiKey: APIKey?, keyOverHttpHosts: [String]) async throws(HTTPFailure) -> HTTPAnswer {
+    package func get(
+        _ url: URL, apiKey: APIKey?, keyOverHttpHosts: [String], authority: String?
+    ) async throws(HTTPFailure) -> HTTPAnswer {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         var request = OutgoingRequest("GET", url, headers: ["Accept": "application/json"], key: apiKey)
         let edge = EdgePolicy(keyOverHttpHosts: keyOverHttpHosts, userAgent: userAgent)
@@ -38,7 +41,7 @@ package struct URLSessionHTTP: ServerHTTPPort {
         let clock = ContinuousClock()
         let start = clock.now
         for _ in 0...RemoteEngine.redirectLimit {
-            let (response, body) = try await exchange(request, edge: edge, limits: limits)
+            let (response, body) = try await exchange(request, authority: authority, edge: edge, limits: limits)
             let location = response.value(forHTTPHeaderField: "Location")
             if case .follow(let target) = RedirectPolicy.decide(
                 from: request.url, method: "GET", status: response.statusCode, location: location)
@@ -55,12 +58,12 @@ package struct URLSessionHTTP: ServerHTTPPort {
 
     /// One request: its response and its body, at most `bodyLimit` bytes.
     private func exchange(
-        _ request: OutgoingRequest, edge: EdgePolicy, limits: TransferLimits
+        _ request: OutgoingRequest, authority: String?, edge: EdgePolicy, limits: TransferLimits
     ) async throws(HTTPFailure) -> (HTTPURLResponse, Data) {
         var response: HTTPURLResponse?
         var body = Data()
         do {
-            for try await event in DataTaskEvents.start(request, edge: edge, limits: limits) {
+            for try await event in Transport.start(request, authority: authority, edge: edge, limits: limits) {
                 switch event {
                 case .response(let received): response = received
                 case .data(let data): body.append(data)
@@ -70,6 +73,9 @@ package struct URLSessionHTTP: ServerHTTPPort {
             throw HTTPFailure(
                 reason: "not asked: keep does not send the key over plain http to \(refusal.host), "
                     + CleartextRule.notThisMachine(refusal.detail))
+        } catch let refusal as CertificateRefusal {
+            throw HTTPFailure(
+                reason: "not asked: " + refusal.words(host: request.url.host ?? "", authority: authority ?? ""))
         } catch is DataTaskEvents.LimitExceeded {
             throw HTTPFailure(reason: "its answer passed \(RemoteEngine.sizeText(bodyLimit)); not read")
         } catch is DataTaskEvents.TimeLimitReached {

@@ -17,6 +17,8 @@ package final class ScriptedServer: ServerHTTPPort {
     package struct Request: Sendable, Equatable {
         package let url: URL
         package let apiKey: String?
+        /// The authority file its server was to be verified against, when there was one.
+        package var authority: String? = nil
     }
 
     private let state: Mutex<(reply: Reply, requests: [Request])>
@@ -33,11 +35,13 @@ package final class ScriptedServer: ServerHTTPPort {
 
     package var requests: [Request] { state.withLock { $0.requests } }
 
-    package func get(_ url: URL, apiKey: APIKey?, keyOverHttpHosts: [String]) throws(HTTPFailure) -> HTTPAnswer {
+    package func get(
+        _ url: URL, apiKey: APIKey?, keyOverHttpHosts: [String], authority: String?
+    ) throws(HTTPFailure) -> HTTPAnswer {
         // The key as text, for a test to compare: the double keeps what it was sent.
         let key = apiKey?.withBytes { String(decoding: $0, as: UTF8.self) }
         let reply = state.withLock { state in
-            state.requests.append(Request(url: url, apiKey: key))
+            state.requests.append(Request(url: url, apiKey: key, authority: authority))
             return state.reply
         }
         switch reply {

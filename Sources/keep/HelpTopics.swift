@@ -45,7 +45,8 @@ enum HelpTopics {
                   account, held in memory for this run alone
               http_proxy, https_proxy, ALL_PROXY, no_proxy
                   honoured for other hosts; keep adds this machine's own addresses to
-                  no_proxy, so a server on this machine is never reached through a proxy
+                  no_proxy, so a server on this machine is never reached through a proxy;
+                  a server added with --ca is always asked directly
             """)
 
     static let scripting = HelpTopic(
@@ -76,6 +77,11 @@ enum HelpTopics {
             is refused. Over plain http a key goes only to this machine, unless its host is \
             named in keyOverHttpHosts. What a server sends is shown as text, never obeyed \
             by the terminal, and an answer larger than answerLimitMiB ends the turn.
+
+            A server added with --ca FILE is asked over https alone, its certificate \
+            verified against the authorities in FILE and no others; a certificate refused \
+            so (another authority's, expired, for another name) gets nothing, not the key \
+            nor the question.
             """)
 
     /// Every topic, in the order `keep --help` lists them.

@@ -112,7 +112,7 @@ struct ChatIdsAndExportTests {
         let json = try await sandbox.run("version", "--json")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect("keep \(object["version"] as? String ?? "")\n" == line.stdout)
-        #expect(object["chatFormat"] as? Int == 2)
+        #expect(object["chatFormat"] as? Int == 3)
     }
 
     @Test(

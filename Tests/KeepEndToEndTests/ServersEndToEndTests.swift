@@ -261,26 +261,3 @@ struct ServersEndToEndTests {
         #expect(try await sandbox.messages(id).count == 6)
     }
 }
-
-/// A server added with `--ca`, against the openssl-made authority of the TLS tests.
-@Suite("A server verified against a private authority")
-struct PrivateAuthorityTests {
-    @Test("--ca records the authority file; nothing goes to that server unverified or by the system's authorities")
-    func privateAuthority() async throws {
-        let sandbox = try Sandbox()
-        let tls = try TLSServer(files: ["v1/models": #"{"data":[]}"#], in: sandbox.directory)
-        let ca = tls.authority
-        let notPEM = sandbox.directory.appending("not.pem")
-        try "hello".write(toFile: notPEM, atomically: true, encoding: .utf8)
-        let refusedFile = try await sandbox.run(
-            "servers", "add", "lab", "https://\(tls.host):\(tls.port)/v1", "--ca", notPEM)
-        #expect(refusedFile.status == .exited(1), "\(refusedFile)")
-        let added = try await sandbox.run("servers", "add", "lab", "https://\(tls.host):\(tls.port)/v1", "--ca", ca)
-        #expect(added.status == .exited(0), "\(added)")
-        #expect(try await sandbox.run("servers", "--json").stdout.contains("\"ca\" : \"\(ca)\""))
-        let asked = try await sandbox.run("ask", "-s", "lab", "hi")
-        #expect(asked.status == .exited(1))
-        #expect(asked.stderr.contains("verified against the authority in \(ca) alone"), "\(asked)")
-        #expect(asked.stderr.contains("nothing was sent"))
-    }
-}

@@ -14,7 +14,7 @@ import KeepSealed
 /// - ``kept(_:)`` answers at once from what is kept, never from the network, each reading
 ///   marked as kept and dated. A reading it cannot read (a shape or kind this build does
 ///   not know, a payload that does not open) is discarded: the server can be read again.
-/// - ``refresh(_:apiKey:keyOverHttpHosts:)`` reads the server, keeps a fresh health
+/// - ``refresh(_:apiKey:keyOverHttpHosts:authority:)`` reads the server, keeps a fresh health
 ///   reading whatever the answer, and a fresh model list only when the server gave one
 ///   (otherwise the kept one stays, marked as kept).
 /// - Readings older than the retention are deleted at ``launch()`` and by
@@ -98,11 +98,14 @@ package struct EnginesKeeper: Sendable {
     /// the health reading says why. The key is hidden in everything the server said before
     /// it is kept (its `Server` header, model ids, a redirect's address).
     ///
+    /// A server with an `authority` of its own (`keep servers add --ca FILE`) is verified
+    /// against that file alone.
+    ///
     /// A server that does not answer, refuses the key, redirects elsewhere or answers with
     /// something else than a model list is not an error: the fresh health reading says so.
     /// Throws only when the store or the sealer fails.
     package func refresh(
-        _ server: ServerAddress, apiKey: String?, keyOverHttpHosts: [String] = []
+        _ server: ServerAddress, apiKey: String?, keyOverHttpHosts: [String] = [], authority: String? = nil
     ) async throws(KeptError) -> ServerReadings {
         let subject = try seal.subject(server)
         var readings = try await kept(server)
@@ -121,7 +124,8 @@ package struct EnginesKeeper: Sendable {
                     + " (use https, or allow that host in the keyOverHttpHosts setting)")
         } else {
             do {
-                let answer = try await http.get(server.modelsURL, apiKey: key, keyOverHttpHosts: keyOverHttpHosts)
+                let answer = try await http.get(
+                    server.modelsURL, apiKey: key, keyOverHttpHosts: keyOverHttpHosts, authority: authority)
                 readAt = KeptInstant(now())
                 if (200..<300).contains(answer.status) {
                     models = ModelList(modelsBody: answer.body, previous: readings.models?.value, readAt: readAt)?

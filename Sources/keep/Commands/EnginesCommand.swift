@@ -73,7 +73,8 @@ enum EnginesCommand {
             if !invocation.json { console.show("* \(server) (baseUrl)\n    kept: \(summary(keptReadings))\n") }
             let apiKey = await key(core, invocation)
             let fresh = try await engines.refresh(
-                server, apiKey: apiKey, keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(core.settings))
+                server, apiKey: apiKey, keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(core.settings),
+                authority: await authority(core, invocation))
             readings.append(fresh)
             if !invocation.json { console.show(freshLines(fresh)) }
         }
@@ -97,7 +98,8 @@ enum EnginesCommand {
         }
         let readings = try await kept.engines.refresh(
             server, apiKey: await key(core, invocation),
-            keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(core.settings))
+            keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(core.settings),
+            authority: await authority(core, invocation))
         let model: String
         do {
             model = try kept.engines.modelToUse(name, from: readings)
@@ -216,6 +218,11 @@ enum EnginesCommand {
             invocation.console.warning("the server is read without a key: \(error)")
             return nil
         }
+    }
+
+    /// The authority file the default server is verified against (its `--ca`), or `nil`.
+    static func authority(_ core: AppCore, _ invocation: Invocation) async -> String? {
+        await invocation.composition.serverBook(core).defaultServer?.authority
     }
 
     // MARK: - Words

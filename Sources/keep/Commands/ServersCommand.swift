@@ -113,7 +113,13 @@ enum ServersCommand {
         let model = arguments.value(modelOption.name) ?? "default"
         if model.allSatisfy(\.isWhitespace) { throw CommandFailure.usage("--model needs a model name") }
         var authority: String?
-        if let path = arguments.value(caOption.name) { authority = try authorityFile(path) }
+        if let path = arguments.value(caOption.name) {
+            // An authority verifies a certificate, and plain http has none.
+            guard URL(string: url)?.scheme?.lowercased() == "https" else {
+                throw CommandFailure.usage("--ca needs an https:// URL: plain http has no certificate to verify")
+            }
+            authority = try authorityFile(path)
+        }
         var budget: Int?
         if let text = arguments.value(contextOption.name) {
             guard let number = Int(text), (1...ServerProfile.contextTokensLimit).contains(number) else {

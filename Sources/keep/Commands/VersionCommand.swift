@@ -19,7 +19,7 @@ enum VersionCommand {
         let chatFormat: Int
     }
 
-    /// `keep 0.2.0`, the line `--version` prints.
+    /// `keep 0.3.0`, the line `--version` prints.
     static var line: String { "keep \(KeepVersion.text)\n" }
 
     static func run(_ invocation: Invocation) async throws {

@@ -65,7 +65,8 @@ enum WhatsNewCommand {
         else { return }
         let apiKey = await EnginesCommand.key(core, invocation)
         let readings = try await kept.engines.refresh(
-            server, apiKey: apiKey, keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(core.settings))
+            server, apiKey: apiKey, keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(core.settings),
+            authority: await EnginesCommand.authority(core, invocation))
         if readings.models?.isFresh != true, let problem = readings.health?.value.problem {
             invocation.console.warning("\(server) cannot be read now (\(problem)); what is new is from kept readings")
         }

@@ -57,6 +57,13 @@ final class LoopbackServer: Sendable {
     init(host: String = "127.0.0.1", port requested: UInt16 = 0, _ handler: @escaping Handler) throws {
         self.handler = handler
         self.host = host
+        (listener, port) = try Self.listen(on: host, port: requested)
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    /// A listening TCP socket on `host` (an IPv4 address) and `port` (0: any free one), and
+    /// the port it got.
+    static func listen(on host: String, port requested: UInt16 = 0) throws -> (socket: Int32, port: UInt16) {
         var hostAddress = in_addr()
         guard inet_pton(AF_INET, host, &hostAddress) == 1 else {
             throw SpawnFailure(what: "inet_pton \(host)", code: 0)
@@ -70,18 +77,16 @@ final class LoopbackServer: Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(socket, pointer, length) == 0 && listen(socket, 64) == 0
+                bind(socket, pointer, length) == 0 && Foundation.listen(socket, 64) == 0
                     && getsockname(socket, pointer, &length) == 0
             }
         }
         guard bound else {
             let code = errno
             close(socket)
-            throw SpawnFailure(what: "bind/listen on 127.0.0.1", code: code)
+            throw SpawnFailure(what: "bind/listen on \(host)", code: code)
         }
-        listener = socket
-        port = UInt16(bigEndian: address.sin_port)
-        Thread { [self] in acceptLoop() }.start()
+        return (socket, UInt16(bigEndian: address.sin_port))
     }
 
     /// Every request received so far, in order.
@@ -104,6 +109,15 @@ final class LoopbackServer: Sendable {
     }
 
     private func acceptLoop() {
+        Self.acceptAll(on: listener) { [self] connection in
+            accepted.withLock { $0 += 1 }
+            Thread { [self] in serve(connection) }.start()
+        }
+    }
+
+    /// Accepts every connection on `listener` until it is shut down, handing each to
+    /// `accepted` on this thread.
+    static func acceptAll(on listener: Int32, _ accepted: (Int32) -> Void) {
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
@@ -114,8 +128,7 @@ final class LoopbackServer: Sendable {
             // the instant before could still inherit it; answers are sized or chunked, never
             // ended by the close, so such a stray copy cannot hold up a client.
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            accepted.withLock { $0 += 1 }
-            Thread { [self] in serve(connection) }.start()
+            accepted(connection)
         }
     }
 

@@ -3,7 +3,7 @@ import KeepConformance
 
 /// An https server for the tests: `openssl s_server -WWW`, serving the files of a directory
 /// over TLS with a certificate made for the test, signed by a certificate authority of the
-/// test's own (both made with the `openssl` command in the test's temporary directory).
+/// test's own (``TestAuthority``).
 ///
 /// keep trusts that authority only where the test says so: ``trustingLauncher`` starts keep
 /// in a mount namespace of its own (`unshare -m`) in which the authority's certificate is
@@ -35,37 +35,12 @@ final class TLSServer: Sendable {
                 atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try text.write(toFile: file, atomically: true, encoding: .utf8)
         }
-        func path(_ name: String) -> String { (base as NSString).appendingPathComponent(name) }
-        try "subjectAltName=IP:\(host)\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n".write(
-            toFile: path("server.ext"), atomically: true, encoding: .utf8)
-        for arguments in [
-            [
-                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path("ca.key"), "-out", path("ca.pem"),
-                "-days", "1", "-subj", "/CN=keep test authority", "-addext", "basicConstraints=critical,CA:TRUE",
-                "-addext", "keyUsage=critical,keyCertSign",
-            ],
-            [
-                "req", "-newkey", "rsa:2048", "-nodes", "-keyout", path("server.key"), "-out", path("server.csr"),
-                "-subj", "/CN=\(host)",
-            ],
-            [
-                "x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"),
-                "-CAcreateserial", "-out", path("server.pem"), "-days", "1", "-extfile", path("server.ext"),
-            ],
-        ] {
-            let step = Process()
-            step.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            step.arguments = arguments
-            step.standardOutput = FileHandle.nullDevice
-            step.standardError = FileHandle.nullDevice
-            try step.run()
-            step.waitUntilExit()
-            guard step.terminationStatus == 0 else { throw SandboxFailure("openssl \(arguments[0]) failed") }
-        }
+        let authority = try TestAuthority("keep test authority", in: directory)
+        let issued = try authority.issue(for: host)
         let server = Process()
         let command = [
-            "/usr/bin/openssl", "s_server", "-accept", "\(host):0", "-cert", path("server.pem"), "-key",
-            path("server.key"), "-WWW",
+            "/usr/bin/openssl", "s_server", "-accept", "\(host):0", "-cert", issued.certificate, "-key", issued.key,
+            "-WWW",
         ]
         // Line-buffered, so the ACCEPT line comes through the pipe at once.
         let program = launcher + ["/usr/bin/stdbuf", "-oL"] + command
@@ -98,7 +73,7 @@ final class TLSServer: Sendable {
         self.port = port
         self.host = host
         self.server = server
-        authority = path("ca.pem")
+        self.authority = authority.certificate
     }
 
     /// `https://<host>:<port>/v1`.
