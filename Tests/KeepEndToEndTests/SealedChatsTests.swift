@@ -156,6 +156,8 @@ struct SealedChatsTests {
         #expect(settings.stdout.contains("Chats and drafts: not sealed: no keyring answers"), "\(settings)")
         let doctor = try await sandbox.run("doctor")
         #expect(doctor.stdout.contains("not sealed: no keyring answers"), "\(doctor)")
+        let chat = try await sandbox.run(["chat"], input: "")
+        #expect(chat.stderr.contains("Chats: not sealed: no keyring answers"), "keep says so too: \(chat)")
     }
 
     @Test("a store that held chats before a keyring answered stays plain until it is sealed")
