@@ -330,4 +330,21 @@ struct SealedChatsTests {
             #expect(await again.exit() == .exited(0))
         }
     }
+
+    @Test("on a new root, commands that only read or describe make no key and no marker; the first chat decides")
+    func describingDecidesNothing() async throws {
+        try await withKeyring { _, sandbox in
+            let marker = sandbox.file("cache", "chats-sealing")
+            for arguments in [["settings"], ["doctor"], ["chats"], ["chats", "search", "anything"]] {
+                _ = try await sandbox.run(arguments)
+            }
+            #expect(!FileManager.default.fileExists(atPath: marker), "nothing decided yet")
+            let settings = try await sandbox.run("settings", "--json")
+            #expect(settings.stdout.contains("\"state\" : \"not yet\""), "\(settings)")
+            _ = try await sandbox.ask("the first chat")
+            #expect(FileManager.default.fileExists(atPath: marker), "the first chat decided")
+            let after = try await sandbox.run("settings", "--json")
+            #expect(after.stdout.contains("\"state\" : \"sealed\""), "\(after)")
+        }
+    }
 }
