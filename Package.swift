@@ -175,7 +175,8 @@ let package = Package(
             name: "KeepAppTests",
             dependencies: [
                 "KeepPorts", "KeepCore", "KeepApp", "KeepEngines", "KeepKeptData", "KeepReports", "KeepSQLite",
-                "KeepSealed", "KeepSecretService", "KeepConformance", "KeepTestSupport",
+                "KeepSealed", "KeepSecretService", "KeepConformance", "KeepTestSupport", "KeepFileStore",
+                "KeepChatIndex",
             ]),
         .testTarget(
             name: "KeepReportsTests",

@@ -10,8 +10,8 @@ import KeepSQLite
 /// trigram of their text (``Postings``) — never the text itself.
 ///
 /// It is only ever a cache, never a second source of truth:
-/// - Before answering, every chat file is `lstat`ed and compared with the stamp it was
-///   indexed from; a chat whose file changed, appeared or went away since (a write by
+/// - Before answering, every chat is stamped through the store (``/KeepPorts/StampedStorage``:
+///   the file store `lstat`s its file) and compared with the stamp it was indexed from; a chat whose file changed, appeared or went away since (a write by
 ///   another program, a crash between a turn's write and its index update, an older
 ///   index) is read again through the `ChatRepository`. A file is stamped *before* it is
 ///   read, so a change made during the read is seen by the next check.
@@ -41,7 +41,7 @@ package struct ChatIndex: Sendable {
 
     /// The index file.
     package let path: String
-    private let root: String
+    private let storage: any StampedStorage
     private let repository: ChatRepository
     private let sealing: any ChatIndexSealing
     private let progress: (@Sendable (_ done: Int, _ total: Int) -> Void)?
@@ -63,17 +63,17 @@ package struct ChatIndex: Sendable {
         package init() {}
     }
 
-    /// The index of the chats of the file store under `root`, read through `repository`
-    /// (a repository over that same store), keeping what it holds as `sealing` says;
-    /// `progress` hears, after each batch of a long indexing, how many chats of how many
-    /// are done.
+    /// The index in the data root `root` of the chats of `storage`, which it stamps and
+    /// reads them through (one store for both, so the two never disagree), keeping what it
+    /// holds as `sealing` says; `progress` hears, after each batch of a long indexing, how
+    /// many chats of how many are done.
     package init(
-        root: String, repository: ChatRepository, sealing: any ChatIndexSealing = PlainChatIndexing(),
+        root: String, storage: any StampedStorage, sealing: any ChatIndexSealing = PlainChatIndexing(),
         progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil, limits: Limits = Limits()
     ) {
         self.limits = limits
-        self.root = root
-        self.repository = repository
+        self.storage = storage
+        repository = ChatRepository(storage: storage)
         self.sealing = sealing
         self.progress = progress
         path = root + (root.hasSuffix("/") ? "" : "/") + Self.fileName
@@ -142,7 +142,7 @@ package struct ChatIndex: Sendable {
     ///
     /// Never fails: an index that cannot be updated is caught by the stamps later.
     package func recorded(_ chat: Chat, before: FileStamp?) async {
-        guard FileManager.default.fileExists(atPath: path), let after = stamp(of: chat.id), after.isRegularFile,
+        guard FileManager.default.fileExists(atPath: path), let after = await stamp(of: chat.id), after.isRegularFile,
             let database = try? await open()
         else { return }
         let summary = ChatSummary(chat)
@@ -172,9 +172,10 @@ package struct ChatIndex: Sendable {
         }
     }
 
-    /// The stamp of the chat `id`'s file now, or `nil` when it has none.
-    package func stamp(of id: String) -> FileStamp? {
-        FileStamps.read(root: root, StorageKey(.chats, id))
+    /// The stamp of the chat `id` now, through the store, or `nil` when it has none (or
+    /// the store cannot stamp it now: the next refresh reads it again).
+    package func stamp(of id: String) async -> FileStamp? {
+        try? await storage.stamp(StorageKey(.chats, id))
     }
 
     // MARK: - Refreshing
@@ -205,7 +206,7 @@ package struct ChatIndex: Sendable {
         async let prefetched = readIfPresent()
         let stamps: [String: FileStamp]
         do {
-            stamps = try await FileStamps.read(root: root, .chats)
+            stamps = try await storage.stamps(.chats)
         } catch {
             _ = await prefetched
             throw .storage(error)

@@ -13,6 +13,9 @@ public enum Namespace: String, CaseIterable, Sendable, Codable, Comparable {
     /// What can be rebuilt or only marks that something happened (the migration's
     /// done-marker).
     case cache
+    /// The lines typed at an app's prompt, for recall: as private as the chats, so a
+    /// namespace of its own (a sealing store seals it with them), never listed among them.
+    case history
 
     /// The namespace called `name`, or a typed ``StorageError/Code/unknownNamespace`` error.
     ///

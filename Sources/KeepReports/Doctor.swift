@@ -62,6 +62,7 @@ package enum Doctor {
         checks.append(await secretsCheck(composition, needsKey: await KeyringChecks.needsKey(core)))
         if let plaintext = KeyringChecks.plaintextKeys(root) { checks.append(plaintext) }
         checks.append(await keptCheck(composition, root))
+        checks.append(await sealingCheck(composition))
         checks.append(await engineCheck(core, composition))
         checks.append(contentsOf: await keyTransportChecks(core, composition))
         checks.append(coreDumpCheck())
@@ -357,6 +358,29 @@ package enum Doctor {
     /// (`needsKey` unknown), a keychain that cannot be used is a problem.
     static func secretsCheck(_ composition: Composition, needsKey: Bool = true) async -> DoctorReport.Check {
         KeyringChecks.secrets(await composition.secrets(), needsKey: needsKey)
+    }
+
+    /// Whether the chats are sealed, plain or part-way; a problem when they are sealed and
+    /// out of reach (the keyring locked, their key gone).
+    static func sealingCheck(_ composition: Composition) async -> DoctorReport.Check {
+        let sealing: ChatSealing
+        do {
+            sealing = try await composition.chatSealing()
+        } catch {
+            return .init("sealed chats", .problem, "whether the chats are sealed cannot be told: \(error)")
+        }
+        switch sealing {
+        case .sealed(.sealed), .notYet: return .init("sealed chats", .ok, sealing.summary)
+        case .sealed, .plain: return .init("sealed chats", .note, sealing.summary)
+        case .locked:
+            return .init(
+                "sealed chats", .problem, sealing.summary,
+                advice: "unlock the keyring (or start it), then run keep again; every chat is still there")
+        case .keyGone:
+            return .init(
+                "sealed chats", .problem, sealing.summary,
+                advice: "`keep recovery import FILE` puts the key back from a recovery file; no chat was deleted")
+        }
     }
 
     /// Where kept data lives and what is in it, or why nothing is kept.

@@ -5,12 +5,13 @@ import KeepPorts
 /// What `keep settings` shows (and prints with `--json`): every setting with its value and
 /// whether it is a deliberate choice, secrets as configured or not (never a value), the
 /// key the remote engine would send, how the keychain protects keys, where kept data
-/// lives (or why nothing is kept), and what is wrong with the settings file, if anything.
+/// lives (or why nothing is kept), whether the chats are sealed, and what is wrong with the settings file, if anything.
 ///
 /// ```json
 /// { "file" : { "healthy" : true, "refusals" : [], "status" : "the settings file is fine" },
 ///   "kept" : { "kept" : true, "retention" : "30 days",
 ///              "status" : "sealed in /home/me/.local/share/keep/kept.sqlite, under a key in the keyring" },
+///   "chats" : { "state" : "sealed", "status" : "sealed under the chats' data key in the keyring …" },
 ///   "key" : { "account" : "default", "configured" : false, "slot" : "openai" },
 ///   "secrets" : { "backend" : "Secret Service (OS keyring)", "hardwareBacked" : false,
 ///                 "note" : "…", "protection" : "osKeyring" },
@@ -103,6 +104,20 @@ package struct SettingsReport: Codable, Sendable, Equatable {
         }
     }
 
+    /// Whether the chats (and drafts) are sealed at rest, and under which key.
+    package struct Chats: Codable, Sendable, Equatable {
+        /// `sealed`, `plain`, `part-way`, `not yet`, `locked` or `key gone`.
+        package let state: String
+        /// The state in one line, with what to do when something needs doing.
+        package let status: String
+
+        /// The report of `sealing`.
+        package init(_ sealing: ChatSealing) {
+            state = sealing.name
+            status = sealing.summary
+        }
+    }
+
     /// The settings file's health.
     package struct File: Codable, Sendable, Equatable {
         /// True when the file read without trouble and every field was used.
@@ -122,15 +137,18 @@ package struct SettingsReport: Codable, Sendable, Equatable {
     package let secrets: Secrets
     /// Left out when kept data could not even be opened in memory.
     package let kept: Kept?
+    /// Whether the chats are sealed; left out when the store could not be opened.
+    package let chats: Chats?
     /// The settings file's health.
     package let file: File
 
-    /// The report of these parts; ``make(_:backend:kept:)`` builds one from the store.
-    package init(settings: [Row], key: Key?, secrets: Secrets, kept: Kept? = nil, file: File) {
+    /// The report of these parts; ``make(_:backend:kept:chats:)`` builds one from the store.
+    package init(settings: [Row], key: Key?, secrets: Secrets, kept: Kept? = nil, chats: Chats? = nil, file: File) {
         self.settings = settings
         self.key = key
         self.secrets = secrets
         self.kept = kept
+        self.chats = chats
         self.file = file
     }
 
@@ -149,7 +167,7 @@ package struct SettingsReport: Codable, Sendable, Equatable {
     /// data described from `kept`. The settings come as the facade a settings screen is
     /// handed, which has no way to read a secret back.
     package static func make(
-        _ store: SettingsFacade, backend: SecretsBackend, kept: KeptData? = nil
+        _ store: SettingsFacade, backend: SecretsBackend, kept: KeptData? = nil, chats: ChatSealing? = nil
     ) async
         -> SettingsReport
     {
@@ -190,7 +208,7 @@ package struct SettingsReport: Codable, Sendable, Equatable {
                 hardwareBacked: backend.protection.isHardwareBacked, note: backend.protectionNote,
                 warning: backend.warning,
                 keyringUnavailable: backend.keyringUnavailable?.description),
-            kept: keptReport,
+            kept: keptReport, chats: chats.map(Chats.init),
             file: File(
                 healthy: healthy, status: fileStatus(store.health, refusals: store.refusals.count),
                 refusals: store.refusals.map(\.description)))

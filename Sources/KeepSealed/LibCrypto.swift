@@ -124,6 +124,58 @@ import KeepPorts
             }
         }
 
+        /// `plaintext` sealed under `key` with a fresh random nonce, `aad` authenticated with
+        /// it, laid out `nonce (12) ‖ ciphertext ‖ tag (16)`: the sealed records and index
+        /// entries share this layout.
+        static func sealFramed(
+            _ cipher: Cipher, key: UnsafeRawBufferPointer, aad: [UInt8], plaintext: [UInt8]
+        ) throws(SealingError) -> [UInt8] {
+            let nonceCount = SealedPayload.nonceCount
+            let tagStart = nonceCount + plaintext.count
+            let total = tagStart + SealedPayload.tagCount
+            return try [UInt8](unsafeUninitializedCapacity: total) { (buffer, initialized) throws(SealingError) in
+                let out = UnsafeMutableRawBufferPointer(buffer)
+                // A fresh random nonce for every seal: GCM under one key must never see one twice.
+                try fillRandom(UnsafeMutableRawBufferPointer(rebasing: out[..<nonceCount]))
+                try plaintext.withBytes { (plain) throws(SealingError) in
+                    try aad.withBytes { (aad) throws(SealingError) in
+                        try sealAES256GCM(
+                            cipher, key: key, nonce: UnsafeRawBufferPointer(rebasing: out[..<nonceCount]), aad: aad,
+                            plaintext: plain,
+                            ciphertext: UnsafeMutableRawBufferPointer(rebasing: out[nonceCount..<tagStart]),
+                            tag: UnsafeMutableRawBufferPointer(rebasing: out[tagStart...]))
+                    }
+                }
+                initialized = total
+            }
+        }
+
+        /// The plaintext of `sealed` (laid out as ``sealFramed(_:key:aad:plaintext:)`` lays it
+        /// out) under `key` and `aad`; `notAuthentic` for anything else, `malformed` for bytes
+        /// too short to hold a nonce and a tag.
+        static func openFramed(
+            _ cipher: Cipher, key: UnsafeRawBufferPointer, aad: [UInt8], sealed: [UInt8]
+        ) throws(SealingError) -> [UInt8] {
+            let nonceCount = SealedPayload.nonceCount
+            guard sealed.count >= nonceCount + SealedPayload.tagCount else {
+                throw SealingError(code: .malformed, operation: "open", detail: "the bytes are too short to be sealed")
+            }
+            let tagStart = sealed.count - SealedPayload.tagCount
+            let count = tagStart - nonceCount
+            return try [UInt8](unsafeUninitializedCapacity: count) { (buffer, initialized) throws(SealingError) in
+                try sealed.withBytes { (all) throws(SealingError) in
+                    try aad.withBytes { (aad) throws(SealingError) in
+                        try openAES256GCM(
+                            cipher, key: key, nonce: UnsafeRawBufferPointer(rebasing: all[..<nonceCount]), aad: aad,
+                            ciphertext: UnsafeRawBufferPointer(rebasing: all[nonceCount..<tagStart]),
+                            tag: UnsafeRawBufferPointer(rebasing: all[tagStart...]),
+                            plaintext: UnsafeMutableRawBufferPointer(buffer))
+                    }
+                }
+                initialized = count
+            }
+        }
+
         // MARK: - HMAC-SHA256 and HKDF-SHA256
 
         /// HMAC-SHA256 of `message` under `key`, written to `output` (32 bytes).

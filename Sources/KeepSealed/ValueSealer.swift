@@ -43,25 +43,8 @@ import KeepPorts
         /// The record sealing `plaintext` as the one at `offset` in the value of `key`: its
         /// text, without a newline.
         func record(_ plaintext: [UInt8], for key: StorageKey, at offset: Int) throws(SealingError) -> String {
-            let associated = Self.associatedData(key, offset: offset)
-            let nonceCount = SealedPayload.nonceCount
-            let tagStart = nonceCount + plaintext.count
-            let total = tagStart + SealedPayload.tagCount
-            let sealed = try [UInt8](unsafeUninitializedCapacity: total) { (buffer, initialized) throws(SealingError) in
-                let out = UnsafeMutableRawBufferPointer(buffer)
-                // A fresh random nonce for every record: GCM under one key must never see one twice.
-                try LibCrypto.fillRandom(UnsafeMutableRawBufferPointer(rebasing: out[..<nonceCount]))
-                try plaintext.withBytes { (plain) throws(SealingError) in
-                    try associated.withBytes { (aad) throws(SealingError) in
-                        try LibCrypto.sealAES256GCM(
-                            cipher, key: keys[0], nonce: UnsafeRawBufferPointer(rebasing: out[..<nonceCount]),
-                            aad: aad, plaintext: plain,
-                            ciphertext: UnsafeMutableRawBufferPointer(rebasing: out[nonceCount..<tagStart]),
-                            tag: UnsafeMutableRawBufferPointer(rebasing: out[tagStart...]))
-                    }
-                }
-                initialized = total
-            }
+            let sealed = try LibCrypto.sealFramed(
+                cipher, key: keys[0], aad: Self.associatedData(key, offset: offset), plaintext: plaintext)
             var text = Self.prefix
             sealed.withUnsafeBytes { Base64.encode($0, into: &text) }
             return String(decoding: text, as: UTF8.self)
@@ -81,24 +64,8 @@ import KeepPorts
             else {
                 throw SealingError(code: .malformed, operation: "open", detail: "the line is not a sealed record")
             }
-            let associated = Self.associatedData(key, offset: offset)
-            let nonceCount = SealedPayload.nonceCount
-            let tagStart = sealed.count - SealedPayload.tagCount
-            let count = tagStart - nonceCount
-            let plaintext = try [UInt8](unsafeUninitializedCapacity: count) {
-                (buffer, initialized) throws(SealingError) in
-                try sealed.withBytes { (all) throws(SealingError) in
-                    try associated.withBytes { (aad) throws(SealingError) in
-                        try LibCrypto.openAES256GCM(
-                            cipher, key: keys[0], nonce: UnsafeRawBufferPointer(rebasing: all[..<nonceCount]),
-                            aad: aad, ciphertext: UnsafeRawBufferPointer(rebasing: all[nonceCount..<tagStart]),
-                            tag: UnsafeRawBufferPointer(rebasing: all[tagStart...]),
-                            plaintext: UnsafeMutableRawBufferPointer(buffer))
-                    }
-                }
-                initialized = count
-            }
-            return plaintext
+            return try LibCrypto.openFramed(
+                cipher, key: keys[0], aad: Self.associatedData(key, offset: offset), sealed: sealed)
         }
 
         /// Label, format, namespace, id and offset: each variable field with a 4-byte

@@ -3,11 +3,11 @@ import Synchronization
 
 /// A store that counts the chats read through it, so a test can tell a listing served by
 /// the index from one that read the chats.
-package final class ReadCountingStorage: StoragePort {
-    private let inner: any StoragePort
+package final class ReadCountingStorage: StampedStorage {
+    private let inner: any StampedStorage
     private let reads = Mutex<[String]>([])
 
-    package init(_ inner: any StoragePort) {
+    package init(_ inner: any StampedStorage) {
         self.inner = inner
     }
 
@@ -27,4 +27,8 @@ package final class ReadCountingStorage: StoragePort {
         try await inner.listIds(namespace)
     }
     package func clear(_ namespace: Namespace) async throws(StorageError) { try await inner.clear(namespace) }
+    package func stamps(_ namespace: Namespace) async throws(StorageError) -> [String: ValueStamp] {
+        try await inner.stamps(namespace)
+    }
+    package func stamp(_ key: StorageKey) async throws(StorageError) -> ValueStamp? { try await inner.stamp(key) }
 }

@@ -45,8 +45,9 @@ struct HistoryScenario: Scenario {
             // A text one chat holds, from the middle of its first question.
             let text = String(Payload.text(200, seed: (count / 2) * 4).dropFirst(50).prefix(8))
             let needle = Array(text.lowercased().utf8)
-            let repository = ChatRepository(storage: try FileStore(root: root))
-            let index = ChatIndex(root: root, repository: repository)
+            let store = try FileStore(root: root)
+            let repository = ChatRepository(storage: store)
+            let index = ChatIndex(root: root, storage: store)
             guard try await index.search(text).count == 1, try await index.listing().chats.count == count else {
                 throw BenchError(.setup, "chat index", "the index of \(count) chats does not list and find them")
             }

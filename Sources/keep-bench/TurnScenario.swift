@@ -36,7 +36,7 @@ struct TurnScenario: Scenario {
             }
             try await repository.save(
                 Chat(id: id, title: "a long chat", messages: messages, created: start, engine: "echo"))
-            _ = try await ChatIndex(root: root, repository: repository).listing()
+            _ = try await ChatIndex(root: root, storage: store).listing()
             let runner = TurnRunner(
                 storage: store, lock: StoreLock(root: root), engine: EchoEngine(), indexRoot: root)
             let question = Payload.text(200, seed: -1)

@@ -18,7 +18,7 @@ enum IndexWriter {
             limits.batchChats = 8
             limits.inlineText = 0
             let index = ChatIndex(
-                root: run.path, repository: ChatRepository(storage: store),
+                root: run.path, storage: store,
                 progress: { done, total in TortureRun.emit("ack \(done) \(total)") }, limits: limits)
             TortureRun.emit("ready")
             while true {

@@ -5,6 +5,7 @@ enum CommandTable {
 
     static let commands: [Command] = [
         chat, AskCommand.command, ChatsCommand.command, SettingsCommand.command, KeyCommand.command,
+        RecoveryCommand.command,
         StoreCommand.command, ServersCommand.command, AliasesCommand.command, RolesCommand.command,
         EnginesCommand.command, WhatsNewCommand.command, DoctorCommand.command,
         UsageCommand.command, VersionCommand.command, CompletionsCommand.command, HelpCommand.command,

@@ -10,14 +10,16 @@ enum HelpTopics {
             The data root is $XDG_DATA_HOME/keep, else $HOME/.local/share/keep; with neither \
             variable set keep refuses to start rather than guess. Under it:
 
-              store/chats/ID     one chat, as JSON (cat shows it)
+              store/chats/ID     one chat: sealed records with a keyring, else JSON lines
               store/drafts/ID    the question of a chat whose answer has not come
               store/settings/settings
                                  the settings, JSON you may edit; never a key
               store/cache/       bookkeeping: the one-time migration's done-marker
               chat-index.sqlite  a cache of the chats' titles and of what search needs;
                                  deleting it loses nothing
-              history            the lines typed at the chat's prompt (chatHistory)
+              store/history/questions
+                                 the lines typed at the chat's prompt (chatHistory),
+                                 sealed with the chats
               store.lock         held while a turn or a setting is written
               kept.sqlite        what keep read from servers, sealed under a key in
                                  the keyring

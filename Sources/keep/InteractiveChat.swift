@@ -84,8 +84,9 @@ struct InteractiveChat {
 
     /// What a new chat opens with, including how to start, and the chat the user had open
     /// last (`lastOpen`), when one is kept.
-    func greet(existingChats: Int, lastOpen: String? = nil) {
+    func greet(existingChats: Int, lastOpen: String? = nil, sealing: String? = nil) {
         say("keep · \(engineName) · new chat")
+        if let sealing { say(sealing) }
         if existingChats == 0 {
             say("No chats yet: type a question and press Enter to start one. /help lists commands; Ctrl-D quits.")
         } else {
@@ -106,7 +107,7 @@ struct InteractiveChat {
     /// Reads and handles lines until end of input or `/quit`.
     mutating func run() async {
         let console = console
-        let input = LineInput(
+        let input = await LineInput(
             editing: console.inputIsTerminal && console.outputIsTerminal, history: history, console: console)
         let prompt = prompt
         // Without the line editor the terminal throws away the line being typed on Ctrl-C;

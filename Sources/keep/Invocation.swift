@@ -62,6 +62,19 @@ struct Invocation: Sendable {
         console.warning("the key in \(ref) cannot be read: \(error)")
     }
 
+    /// Ends the command, having changed nothing, when the chats are sealed and out of reach
+    /// this run (the keyring locked, their key gone): one line saying so, exit 1, never "no
+    /// chats". A store that cannot be opened ends it with the crash screen.
+    func requireChats() async throws(CommandFailure) {
+        let sealing: ChatSealing
+        do {
+            sealing = try await composition.chatSealing()
+        } catch {
+            throw .bootFailed(.storageUnavailable, detail: error.description)
+        }
+        if !sealing.isReachable { throw .failure(sealing.summary) }
+    }
+
     /// Prints `value` as the command's JSON output.
     func printJSON(_ value: some Encodable) throws(CommandFailure) {
         do {
@@ -75,6 +88,7 @@ struct Invocation: Sendable {
     /// with it; `typed` unchanged when none does, for the command to say there is no such
     /// chat. More than one is a failure listing them.
     func chatId(_ typed: String) async throws(CommandFailure) -> String {
+        try await requireChats()
         let storage: any StoragePort
         do {
             storage = try await composition.storage()

@@ -1,5 +1,6 @@
 import KeepApp
 import KeepPorts
+import Synchronization
 
 /// Standard input's lines, each read when the chat asks for one, on a thread of its own,
 /// so the chat can wait for a line without holding a thread of the shared pool.
@@ -9,7 +10,8 @@ import KeepPorts
 /// its editing state only while a line is being read, so Ctrl-C while an answer streams is
 /// still a signal. Elsewhere (a pipe, a file, or a platform without libedit) each line is
 /// read as it is, without a prompt of its own. The history of lines typed is kept in
-/// ``QuestionHistory`` when one is given: read once at the start, added to after each line.
+/// ``QuestionHistory`` when one is given (in the store): read once at the start and handed
+/// to libedit, added to after each line.
 final class LineInput: Sendable {
     /// What one read gave.
     enum Event: Equatable, Sendable {
@@ -24,22 +26,25 @@ final class LineInput: Sendable {
     private let thread = DedicatedThread(name: "keep.line-input")
     private let reader: Reader
     private let console: Console
+    /// Where typed lines are kept; `nil` when there is none, or once it failed.
+    private let history: Mutex<QuestionHistory?>
 
     /// Reads standard input; edits lines when `editing` and libedit can be set up. `history`
-    /// is the file lines are kept in, `nil` when the user turned it off.
-    init(editing: Bool, history: QuestionHistory?, console: Console) {
+    /// is where lines are kept, `nil` when the user turned it off.
+    init(editing: Bool, history: QuestionHistory?, console: Console) async {
         self.console = console
         var entries: [String] = []
         var keeping = history
         if editing, let history {
             do {
-                entries = try history.load()
+                entries = try await history.load()
             } catch {
                 console.warning("\(error); this chat keeps no history")
                 keeping = nil
             }
         }
-        reader = Reader(editing: editing, history: entries, file: keeping)
+        reader = Reader(editing: editing, history: entries)
+        self.history = Mutex(reader.isEditing ? keeping : nil)
     }
 
     /// Whether lines are read by the line editor (which shows the prompt itself).
@@ -51,12 +56,17 @@ final class LineInput: Sendable {
         return await thread.run { reader.read(prompt: prompt) }
     }
 
-    /// Makes `line` one that Up and Ctrl-R find, now and (with a history file) after a relaunch.
+    /// Makes `line` one that Up and Ctrl-R find, now and (with a history) after a relaunch;
+    /// a history that cannot take it is said once and left alone for the rest of the chat.
     func remember(_ line: String) async {
         let reader = reader
-        let console = console
-        await thread.run {
-            if let warning = reader.remember(line) { console.warning(warning) }
+        await thread.run { reader.remember(line) }
+        guard let keeping = history.withLock({ $0 }) else { return }
+        do {
+            try await keeping.append(line)
+        } catch {
+            history.withLock { $0 = nil }
+            console.warning("\(error); the rest of this chat's lines are not kept")
         }
     }
 
@@ -69,14 +79,9 @@ final class LineInput: Sendable {
         #if canImport(CLibEdit)
             private let editor: LibEditLineEditor?
         #endif
-        private var file: QuestionHistory?
-
-        init(editing: Bool, history: [String], file: QuestionHistory?) {
+        init(editing: Bool, history: [String]) {
             #if canImport(CLibEdit)
                 editor = editing ? LibEditLineEditor(history: history, capacity: QuestionHistory.capacity) : nil
-                self.file = editor == nil ? nil : file
-            #else
-                self.file = nil
             #endif
         }
 
@@ -101,20 +106,11 @@ final class LineInput: Sendable {
             return Swift.readLine(strippingNewline: true).map(Event.line) ?? .end
         }
 
-        /// Adds `line` to the history; a warning to show when the file could not take it
-        /// (the file is then left alone for the rest of the chat).
-        func remember(_ line: String) -> String? {
+        /// Adds `line` to the editor's history.
+        func remember(_ line: String) {
             #if canImport(CLibEdit)
                 editor?.add(line)
             #endif
-            guard let history = file else { return nil }
-            do {
-                try history.append(line)
-                return nil
-            } catch {
-                file = nil
-                return "\(error); the rest of this chat's lines are not kept"
-            }
         }
     }
 }

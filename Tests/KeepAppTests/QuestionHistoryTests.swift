@@ -1,53 +1,91 @@
 import Foundation
 import KeepConformance
+import KeepFileStore
+import KeepPorts
 import Testing
 
 @testable import KeepApp
 
-/// The file of lines typed at the chat's prompt.
-@Suite("The question history file")
+/// The lines typed at the chat's prompt, kept in the store.
+@Suite("The question history")
 struct QuestionHistoryTests {
-    @Test("lines are kept oldest first, a repeat of the newest once, in a file only the user can read")
-    func keepsLines() throws {
-        let directory = try TemporaryDirectory()
-        let history = QuestionHistory(root: directory.path)
-        #expect(try history.load() == [], "no file yet is an empty history")
-        try history.append("first")
-        try history.append("second\nof two lines")
-        try history.append("second\nof two lines")
-        #expect(try QuestionHistory(root: directory.path).load() == ["first", "second\nof two lines"])
-        let attributes = try FileManager.default.attributesOfItem(atPath: history.path)
-        #expect(attributes[.posixPermissions] as? Int == 0o600)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        #expect(leftovers == [QuestionHistory.fileName], "no temp file is left behind")
+    private func history(
+        _ directory: TemporaryDirectory, capacity: Int = QuestionHistory.capacity
+    ) throws
+        -> (QuestionHistory, FileStore)
+    {
+        let store = try FileStore(root: directory.path)
+        return (QuestionHistory(storage: store, root: directory.path, capacity: capacity), store)
     }
 
-    @Test("the history is capped: past the capacity the oldest lines go")
-    func capped() throws {
+    @Test("lines are kept oldest first, a repeat of the newest once, one appended line each, private to the user")
+    func keepsLines() async throws {
         let directory = try TemporaryDirectory()
-        let history = QuestionHistory(root: directory.path, capacity: 3)
-        for number in 1...5 { try history.append("line \(number)") }
-        #expect(try history.load() == ["line 3", "line 4", "line 5"])
+        let (history, store) = try history(directory)
+        #expect(try await history.load() == [], "nothing typed yet is an empty history")
+        try await history.append("first")
+        try await history.append("second\nof two lines")
+        let before = try #require(try await store.read(QuestionHistory.key))
+        try await history.append("second\nof two lines")
+        let after = try #require(try await store.read(QuestionHistory.key))
+        #expect(after.hasPrefix(before) && after.split(separator: "\n").count == 3, "an append of the line")
+        #expect(try await self.history(directory).0.load() == ["first", "second\nof two lines"])
+        let path = directory.appending("store/history/questions")
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
     }
 
-    @Test("a file that is not a history is an error naming it, and is never written over")
-    func damagedFile() throws {
+    @Test("the history is capped: past the capacity the oldest lines go, and the value is rewritten past twice it")
+    func capped() async throws {
         let directory = try TemporaryDirectory()
-        let history = QuestionHistory(root: directory.path)
-        try Data("not json".utf8).write(to: URL(fileURLWithPath: history.path))
-        #expect(throws: QuestionHistory.Failure.self) { try history.load() }
-        #expect(throws: QuestionHistory.Failure.self) { try history.append("new") }
-        #expect(try String(contentsOfFile: history.path, encoding: .utf8) == "not json")
+        let (history, store) = try history(directory, capacity: 3)
+        for number in 1...7 { try await history.append("line \(number)") }
+        #expect(try await history.load() == ["line 5", "line 6", "line 7"])
+        #expect(try await store.read(QuestionHistory.key)?.split(separator: "\n").count == 3, "rewritten")
     }
 
-    @Test("removing the history removes the file; removing none is not an error")
-    func remove() throws {
+    @Test("two chats' lines merge in the order they were typed")
+    func merged() async throws {
         let directory = try TemporaryDirectory()
-        let history = QuestionHistory(root: directory.path)
-        try history.append("gone soon")
-        #expect(FileManager.default.fileExists(atPath: history.path))
-        try history.remove()
-        #expect(!FileManager.default.fileExists(atPath: history.path))
-        try history.remove()
+        let (one, _) = try history(directory)
+        let (two, _) = try history(directory)
+        try await one.append("from one")
+        try await two.append("from two")
+        try await one.append("one again")
+        #expect(try await two.load() == ["from one", "from two", "one again"])
+    }
+
+    @Test("the old history file is read once, moved into the store before the store's lines, and removed")
+    func movesTheOldFile() async throws {
+        let directory = try TemporaryDirectory()
+        let (history, _) = try history(directory)
+        try await history.append("typed since")
+        try Data(#"["typed long ago", "and then"]"#.utf8).write(to: URL(fileURLWithPath: history.legacyPath))
+        #expect(try await history.load() == ["typed long ago", "and then", "typed since"])
+        #expect(!FileManager.default.fileExists(atPath: history.legacyPath), "the old file is gone")
+        #expect(try await history.load() == ["typed long ago", "and then", "typed since"], "moved, not lost")
+    }
+
+    @Test("a history that is not lines typed is an error, and is never written over")
+    func damaged() async throws {
+        let directory = try TemporaryDirectory()
+        let (history, store) = try history(directory)
+        try await store.write(QuestionHistory.key, "not json\n")
+        await #expect(throws: QuestionHistory.Failure.self) { try await history.load() }
+        #expect(try await store.read(QuestionHistory.key) == "not json\n")
+        try Data("not json".utf8).write(to: URL(fileURLWithPath: history.legacyPath))
+        await #expect(throws: QuestionHistory.Failure.self) { try await history.load() }
+        #expect(try String(contentsOfFile: history.legacyPath, encoding: .utf8) == "not json")
+    }
+
+    @Test("removing the history removes it and any old file; removing none is not an error")
+    func remove() async throws {
+        let directory = try TemporaryDirectory()
+        let (history, store) = try history(directory)
+        try await history.append("gone soon")
+        try Data(#"["old"]"#.utf8).write(to: URL(fileURLWithPath: history.legacyPath))
+        try await history.remove()
+        #expect(try await store.read(QuestionHistory.key) == nil)
+        #expect(!FileManager.default.fileExists(atPath: history.legacyPath))
+        try await history.remove()
     }
 }

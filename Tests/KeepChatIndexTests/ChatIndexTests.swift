@@ -22,7 +22,7 @@ private struct Shelf {
         directory = try TemporaryDirectory()
         store = try FileStore(root: directory.path)
         counting = ReadCountingStorage(store)
-        index = ChatIndex(root: directory.path, repository: ChatRepository(storage: counting))
+        index = ChatIndex(root: directory.path, storage: counting)
     }
 
     /// A chat `number` with one turn per text pair, stored; later numbers are newer.

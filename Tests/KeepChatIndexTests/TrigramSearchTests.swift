@@ -121,7 +121,7 @@ struct TrigramSearchTests {
         limits.batchChats = 5
         limits.inlineText = 2
         let index = ChatIndex(
-            root: directory.path, repository: repository, progress: { reports.add($0, $1) }, limits: limits)
+            root: directory.path, storage: store, progress: { reports.add($0, $1) }, limits: limits)
         #expect(try await index.search("ZURICH") == (try await repository.search("ZURICH")))
         #expect(try await index.search("answer 17") == (try await repository.search("answer 17")))
         let seen = reports.all
@@ -140,10 +140,10 @@ struct TrigramSearchTests {
         let repository = ChatRepository(storage: store)
         var chat = Self.chat(1, ["first question", "first answer"])
         try await repository.save(chat)
-        let index = ChatIndex(root: directory.path, repository: repository)
+        let index = ChatIndex(root: directory.path, storage: store)
         _ = try await index.search("first")
         for turn in 0..<(ChatIndexSchema.deltaBound + 10) {
-            let before = index.stamp(of: chat.id)
+            let before = await index.stamp(of: chat.id)
             chat.messages += [
                 ChatMessage(role: .user, text: "question \(turn) word\(turn)x", time: chat.updated),
                 ChatMessage(role: .assistant, text: "answer \(turn)", time: chat.updated),
@@ -167,7 +167,7 @@ struct TrigramSearchTests {
         let repository = ChatRepository(storage: store)
         try await repository.save(Self.chat(1, ["about marseille", "a port"]))
         try Self.age(directory)
-        let index = ChatIndex(root: directory.path, repository: repository)
+        let index = ChatIndex(root: directory.path, storage: store)
         #expect(try await index.search("marseille").map(\.chatId) == [Self.id(1)])
         _ = try await repository.delete(Self.id(1))
         try await repository.save(Self.chat(2, ["about nice", "a city"]))

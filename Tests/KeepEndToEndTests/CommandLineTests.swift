@@ -79,7 +79,7 @@ struct CommandLineTests {
             ),
             (
                 ["store", "ls", "Chats"],
-                "keep: \"Chats\" is not a namespace; the namespaces are chats, settings, drafts, cache",
+                "keep: \"Chats\" is not a namespace; the namespaces are chats, settings, drafts, cache, history",
                 "usage: keep store ls NAMESPACE"
             ),
             (["settings", "set", "model"], "keep: missing VALUE", "usage: keep settings set KEY VALUE"),

@@ -47,11 +47,11 @@ struct CompletionTests {
         #expect(try await ToolRun.run(shell, ["-n", path]).status != 0)
     }
 
-    @Test("bash completes keep ch to chat and chats, and keep chats s to search and show")
+    @Test("bash completes keep ch to chat and chats, and keep chats s to seal, search and show")
     func bashCompletesCommands() async throws {
         let sandbox = try Sandbox()
         #expect(try await Self.bash(["ch"], sandbox).sorted() == ["chat", "chats"])
-        #expect(try await Self.bash(["chats", "s"], sandbox).sorted() == ["search", "show"])
+        #expect(try await Self.bash(["chats", "s"], sandbox).sorted() == ["seal", "search", "show"])
         #expect(try await Self.bash(["chats", "--j"], sandbox) == ["--json"])
         #expect(try await Self.bash(["chats", "export", "--format", ""], sandbox) == ["markdown", "json"])
         #expect(try await Self.bash(["key", "set", "open"], sandbox) == ["openai", "openrouter"])
@@ -130,7 +130,7 @@ struct CompletionTests {
             return run.output.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }
         }
         #expect(try await offered("ch") == ["chat", "chats"])
-        #expect(try await offered("chats s") == ["search", "show"])
+        #expect(try await offered("chats s") == ["seal", "search", "show"])
         #expect(try await offered("chats show ") == [id])
         #expect(try await offered("chats export --format ") == ["json", "markdown"])
     }

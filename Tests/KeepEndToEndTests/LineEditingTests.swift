@@ -89,17 +89,19 @@ struct LineEditingTests {
         #expect(questions == [stored], "\(name)")
     }
 
-    @Test("Up recalls a question typed before a relaunch, Ctrl-R finds one, and the history file is private")
+    @Test("Up recalls a question typed before a relaunch, Ctrl-R finds one, and the history is private")
     func historyAcrossLaunches() async throws {
         let sandbox = try Sandbox()
         let first = try await storedQuestions(
             asking: ["the very first question\r", "another one\r"], in: sandbox)
         #expect(first == ["the very first question", "another one"])
-        let path = (sandbox.root as NSString).appendingPathComponent("history")
+        let path = sandbox.file("history", "questions")
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600, "only the user can read the history")
-        let saved = try JSONDecoder().decode([String].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-        #expect(saved == ["the very first question", "another one"])
+        let saved = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            try JSONDecoder().decode(String.self, from: Data($0.utf8))
+        }
+        #expect(saved == ["the very first question", "another one"], "one line per question, in the store")
 
         _ = try await sandbox.run("chats", "rm", try #require(try await sandbox.run("store", "ls", "chats").chatIdLine))
         let recalled = try await storedQuestions(
@@ -107,11 +109,11 @@ struct LineEditingTests {
         #expect(recalled == ["the very first question", "another one"], "Up twice, then Ctrl-R")
     }
 
-    @Test("with the setting chatHistory false, nothing is recalled or kept, and the history file is removed")
+    @Test("with the setting chatHistory false, nothing is recalled or kept, and the history is removed")
     func historyOff() async throws {
         let sandbox = try Sandbox()
         _ = try await storedQuestions(asking: ["remember me\r"], in: sandbox)
-        let path = (sandbox.root as NSString).appendingPathComponent("history")
+        let path = sandbox.file("history", "questions")
         #expect(FileManager.default.fileExists(atPath: path), "the check would have seen a history file")
         #expect(try await sandbox.run("settings", "set", "chatHistory", "false").status == .exited(0))
         _ = try await sandbox.run("chats", "rm", try #require(try await sandbox.run("store", "ls", "chats").chatIdLine))

@@ -22,7 +22,8 @@ struct IndexTortureTests {
         let tool = try ChildProcess.tortureTool()
         let directory = try TemporaryDirectory()
         let root = directory.path
-        let repository = ChatRepository(storage: try FileStore(root: root))
+        let store = try FileStore(root: root)
+        let repository = ChatRepository(storage: store)
         for number in 0..<Self.chatCount { try await repository.save(Self.chat(number, holdsWord: number % 3 == 0)) }
         try Self.age(root)
         var random = plan.generator()
@@ -65,7 +66,7 @@ struct IndexTortureTests {
             var limits = ChatIndex.Limits()
             limits.inlineText = 0
             let index = ChatIndex(
-                root: root, repository: repository, progress: { reports.add($0, $1) }, limits: limits)
+                root: root, storage: store, progress: { reports.add($0, $1) }, limits: limits)
             let found = try await index.search(IndexWriter.word)
             let expected = try await repository.search(IndexWriter.word)
             if found != expected {

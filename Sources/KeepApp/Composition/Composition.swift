@@ -1,4 +1,5 @@
 import Foundation
+import KeepChatIndex
 import KeepCore
 import KeepEngines
 import KeepKeptData
@@ -7,13 +8,14 @@ import KeepPorts
 /// The composition root of `keep`: everything a command runs on, each part built the
 /// first time a command asks for it and at most once per process.
 ///
-/// A command that lists chats never probes the keyring; one that shows settings probes
+/// A command that lists chats probes the keyring only when the chats are sealed (for
+/// their key) or no launch decided yet whether they are; one that shows settings probes
 /// it once, however often it asks. The parts, and where they come from:
 ///
 /// - ``storage()``:
 ///   ``Platform/storageFor(root:onMigrationError:onMigrationReport:onMigrationProgress:)``
-///   under the data root the environment names; a failed migration from `store.json` is
-///   passed to `warn`.
+///   under the data root the environment names, sealed for the chats when
+///   ``chatSealing()`` says so; a failed migration from `store.json` is passed to `warn`.
 /// - ``secrets()``: ``Platform/secretsFor(_:)``, the keyring or process memory.
 /// - ``boot()``: the settings loaded (KeepCore's `boot`), or the failure for the crash
 ///   screen.
@@ -29,7 +31,8 @@ package actor Composition {
     package nonisolated let environment: LaunchEnvironment
     private let warn: @Sendable (String) -> Void
     private let progress: MigrationProgress
-    private var opened: Result<any StoragePort, StorageError>?
+    private var opening: Task<Result<ChatSealing.Opened, StorageError>, Never>?
+    private var decision: Result<ChatSealing.Opened, StorageError>?
     private var probe: Task<SecretsBackend, Never>?
     private var booted: BootResult?
     private var keptOpening: Task<Result<KeptData, KeptError>, Never>?
@@ -54,30 +57,75 @@ package actor Composition {
         try environment.dataRoot()
     }
 
-    /// The app's store, opened on first use.
-    package func storage() throws(StorageError) -> any StoragePort {
-        if let opened { return try opened.get() }
+    /// The app's store, opened on first use: the file store under the data root, sealed
+    /// for the chats when ``chatSealing()`` says so (see ``ChatSealing``).
+    package func storage() async throws(StorageError) -> any StampedStorage {
+        try await opened().storage
+    }
+
+    /// Whether this run's chats are sealed, plain, part-way, not decided yet, or out of
+    /// reach (the keyring locked, the key gone).
+    package func chatSealing() async throws(StorageError) -> ChatSealing {
+        try await opened().state
+    }
+
+    /// How the chat index seals what it holds: on the chats' key when they are sealed.
+    package func chatIndexing() async throws(StorageError) -> any ChatIndexSealing {
+        try await opened().indexing
+    }
+
+    /// Decides, for a root no launch decided yet, that its chats are sealed from now on
+    /// (or plain): a conversation is about to be kept, and the index must seal as the
+    /// chats do from its first entry.
+    package func decideChatSealing() async throws(StorageError) {
+        let current = try await opened()
+        guard case .notYet = current.state, let first = current.storage as? FirstChatSealing else { return }
+        let decided = try await first.decide()
+        // The store stays the deciding one (others hold it); it now goes to the decided store.
+        decision = .success(ChatSealing.Opened(state: decided.state, storage: first, indexing: decided.indexing))
+    }
+
+    private func opened() async throws(StorageError) -> ChatSealing.Opened {
+        if let decision { return try decision.get() }
+        let task = opening ?? Task { await openStorage() }
+        opening = task
+        let result = await task.value
+        if decision == nil { decision = result }
+        return try (decision ?? result).get()
+    }
+
+    private func openStorage() async -> Result<ChatSealing.Opened, StorageError> {
         let warn = warn
         let progress = progress
-        let result: Result<any StoragePort, StorageError>
-        do {
-            result = .success(
-                try Platform.storageFor(
-                    root: try dataRoot(),
-                    onMigrationError: { error in
-                        progress.finish()
-                        warn("warning: \(error)")
-                    },
-                    onMigrationReport: { report in
-                        progress.finish()
-                        if let notice = report.notice { warn("note: \(notice)") }
-                    },
-                    onMigrationProgress: { done, total in progress.update(done, of: total) }))
+        do throws(StorageError) {
+            let root = try dataRoot()
+            let store = try Platform.storageFor(
+                root: root,
+                onMigrationError: { error in
+                    progress.finish()
+                    warn("warning: \(error)")
+                },
+                onMigrationReport: { report in
+                    progress.finish()
+                    if let notice = report.notice { warn("note: \(notice)") }
+                },
+                onMigrationProgress: { done, total in progress.update(done, of: total) })
+            return .success(try await ChatSealing.open(store, backend: { await self.secrets() }, root: root))
         } catch {
-            result = .failure(error)
+            return .failure(error)
         }
-        opened = result
-        return try result.get()
+    }
+
+    /// `keep chats seal` and `unseal` over the plain file store under the data root, with
+    /// this run's key store.
+    package func resealing() async throws(StorageError) -> ChatResealing {
+        let root = try dataRoot()
+        let backend = await secrets()
+        let warn = warn
+        let plain = try Platform.storageFor(root: root, onMigrationError: { warn("warning: \($0)") })
+        return ChatResealing(
+            plain: plain, keyStore: backend.keyStore, refusal: backend.keyringRefusal, lock: StoreLock(root: root),
+            root: root)
     }
 
     /// The keychain for this run, probed once.
@@ -93,7 +141,7 @@ package actor Composition {
         if let booted { return booted }
         let result: BootResult
         do {
-            let storage = try storage()
+            let storage = try await storage()
             result = await KeepCore.boot(
                 storage: storage, secrets: await secrets().secrets, defs: SettingRegistry.defs,
                 defaultEngine: Self.defaultEngine)
@@ -141,7 +189,7 @@ package actor Composition {
             (try? SettingRegistry.carriedServer(core.settings))
             ?? ServerProfile(name: Profiles.defaultName, url: SettingRegistry.baseUrl.defaultValue.string ?? "")
         do {
-            let store = ProfilesStore(storage: try storage())
+            let store = ProfilesStore(storage: try await storage())
             let held = try await storeLock().acquire()
             defer { held.release() }
             do throws(ProfilesError) {
@@ -198,7 +246,13 @@ package actor Composition {
     }
 
     /// A turn runner on `engine` over this store.
-    package func turns(on engine: any ChatEngine) throws(StorageError) -> TurnRunner {
-        TurnRunner(storage: try storage(), lock: try storeLock(), engine: engine, indexRoot: try dataRoot())
+    ///
+    /// A root no launch decided yet is decided here (``decideChatSealing()``): the runner
+    /// keeps a conversation, and its chat and the index are sealed from the first turn.
+    package func turns(on engine: any ChatEngine) async throws(StorageError) -> TurnRunner {
+        try await decideChatSealing()
+        return TurnRunner(
+            storage: try await storage(), lock: try storeLock(), engine: engine, indexRoot: try dataRoot(),
+            indexing: try await chatIndexing())
     }
 }

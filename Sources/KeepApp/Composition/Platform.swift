@@ -34,7 +34,7 @@ package enum Platform {
         root: String, onMigrationError: @escaping @Sendable (MigrationError) -> Void,
         onMigrationReport: @escaping @Sendable (MigrationReport) -> Void = { _ in },
         onMigrationProgress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
-    ) throws(StorageError) -> any StoragePort {
+    ) throws(StorageError) -> any StampedStorage {
         let store = try FileStore(root: root)
         let legacy: BlobSnapshot
         do {

@@ -2,130 +2,177 @@ import Foundation
 import KeepFileStore
 import KeepPorts
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The lines typed at the interactive chat's prompt, kept across launches so Up and Ctrl-R
-/// find them: the file `history` in the data root.
+/// find them: one value in the store (``key``, in the `history` namespace), sealed with the
+/// chats when they are sealed.
 ///
-/// The file is a JSON array of strings, oldest first, at most ``capacity`` of them (the
-/// oldest go first). It is written whole to a temp file created `0600` (`O_EXCL`, never
-/// following a link) and renamed over the old one, so it is never readable by anyone else
-/// and never half-written; it is merged with what another chat wrote since, never replaced
-/// by a stale copy. Only lines typed at the chat's prompt are added: a key is typed at a
-/// different, hidden prompt and never reaches it. A file that cannot be read or is not
-/// such an array is an error, and is left as it is: nothing is written over it.
+/// The value is one line per question typed, each a JSON string (so a question of many
+/// lines is one line of the value), appended with the store's `append`: a question costs the
+/// question, whatever the history holds, and the lines of chats running side by side merge
+/// in the order they were typed. ``load()`` answers the newest ``capacity`` entries, a line
+/// repeated back to back once, and rewrites the value to those when it has grown past twice
+/// the capacity. Appends and rewrites hold the store's lock. Only lines typed at the chat's
+/// prompt are added: a key is typed at a different, hidden prompt and never reaches it.
+///
+/// Older builds kept the history in the file `<root>/history` (a JSON array): the first
+/// ``load()`` moves it into the store, the store's lines after its own, and removes it. A
+/// value (or an old file) that is not such lines is an error, and is left as it is: nothing
+/// is written over it.
 package struct QuestionHistory: Sendable {
     /// The most entries kept.
     package static let capacity = 1000
-    /// The file's name in the data root.
+    /// The old history file's name in the data root.
     package static let fileName = "history"
+    /// Where the history is kept in the store.
+    package static let key = StorageKey(.history, "questions")
 
-    /// A history file that could not be read or written.
+    /// A history that could not be read or written.
     package struct Failure: Error, Equatable, CustomStringConvertible {
         /// What was being done: `read`, `write`, `remove`.
         package let operation: String
-        /// The history file.
-        package let path: String
+        /// The old history file, when the failure is its own.
+        package var path: String?
         /// What went wrong, in words; never a line of the history.
         package let reason: String
-        package var description: String { "cannot \(operation) the question history \(path): \(reason)" }
+
+        init(operation: String, path: String? = nil, reason: String) {
+            self.operation = operation
+            self.path = path
+            self.reason = reason
+        }
+
+        package var description: String {
+            "cannot \(operation) the question history\(path.map { " \($0)" } ?? ""): \(reason)"
+        }
     }
 
-    /// The history file: `<root>/history`.
-    package let path: String
+    /// The old history file, `<root>/history`, moved into the store when found.
+    package let legacyPath: String
+    private let storage: any StoragePort
+    private let lock: StoreLock
     let capacity: Int
 
-    /// The history in the data root `root`.
-    package init(root: String, capacity: Int = QuestionHistory.capacity) {
-        path = (root as NSString).appendingPathComponent(Self.fileName)
+    /// The history in `storage`, under the data root `root` (whose store lock it takes).
+    package init(storage: any StoragePort, root: String, capacity: Int = QuestionHistory.capacity) {
+        self.storage = storage
+        lock = StoreLock(root: root)
+        legacyPath = (root as NSString).appendingPathComponent(Self.fileName)
         self.capacity = capacity
     }
 
-    /// The entries, oldest first; none when there is no file yet.
-    package func load() throws(Failure) -> [String] {
+    /// The entries, oldest first; none when nothing was typed yet.
+    package func load() async throws(Failure) -> [String] {
+        try await locked("read") { () throws(Failure) in
+            let legacy = try readLegacy()
+            let stored = try await read() ?? []
+            let all = legacy + stored
+            var entries: [String] = []
+            for entry in all where entries.last != entry { entries.append(entry) }
+            let kept = Array(entries.suffix(capacity))
+            if legacy.isEmpty == false || stored.count > 2 * capacity {
+                try await write(kept)
+            }
+            if legacy.isEmpty == false || FileManager.default.fileExists(atPath: legacyPath) {
+                try removeLegacy()
+            }
+            return kept
+        }
+    }
+
+    /// Adds `line` as the newest entry: one append of the line.
+    package func append(_ line: String) async throws(Failure) {
+        let encoded = try Self.encoded(line)
+        try await locked("write") { () throws(Failure) in
+            do throws(StorageError) {
+                if try await storage.append(Self.key, { _ in encoded }) == false {
+                    try await storage.write(Self.key, encoded + "\n")
+                }
+            } catch {
+                throw Failure(operation: "write", reason: error.description)
+            }
+        }
+    }
+
+    /// Removes the history (when it is turned off), and any old history file.
+    package func remove() async throws(Failure) {
+        try await locked("remove") { () throws(Failure) in
+            do throws(StorageError) {
+                try await storage.remove(Self.key)
+            } catch {
+                throw Failure(operation: "remove", reason: error.description)
+            }
+            try removeLegacy()
+        }
+    }
+
+    // MARK: - Steps
+
+    private func locked<T>(
+        _ operation: String, _ body: () async throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        let held: StoreLock.Held
+        do { held = try await lock.acquire() } catch { throw Failure(operation: operation, reason: error.description) }
+        defer { held.release() }
+        return try await body()
+    }
+
+    private func read() async throws(Failure) -> [String]? {
+        let text: String?
+        do { text = try await storage.read(Self.key) } catch {
+            throw Failure(operation: "read", reason: error.description)
+        }
+        guard let text else { return nil }
+        var entries: [String] = []
+        for line in text.split(separator: "\n") {
+            guard let entry = try? JSONDecoder().decode(String.self, from: Data(line.utf8)) else {
+                throw Failure(operation: "read", reason: "\(Self.key) is not lines typed; it was left as it is")
+            }
+            entries.append(entry)
+        }
+        return entries
+    }
+
+    private func write(_ entries: [String]) async throws(Failure) {
+        var text = ""
+        for entry in entries { text += try Self.encoded(entry) + "\n" }
+        do { try await storage.write(Self.key, text) } catch {
+            throw Failure(operation: "write", reason: error.description)
+        }
+    }
+
+    /// The old file's entries; none when there is no file.
+    private func readLegacy() throws(Failure) -> [String] {
         let data: Data
         do {
-            // A FIFO or device at the history's name is refused before it is opened.
-            try FileKind.refuseUnsafe(path)
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            // A FIFO or device, or another user's file, at the old history's name is refused
+            // before it is opened.
+            try FileKind.refuseUnsafe(legacyPath)
+            data = try Data(contentsOf: URL(fileURLWithPath: legacyPath))
         } catch let error as StorageError {
-            throw Failure(operation: "read", path: path, reason: error.reason ?? error.description)
+            throw Failure(operation: "read", path: legacyPath, reason: error.reason ?? error.description)
         } catch CocoaError.fileReadNoSuchFile {
             return []
         } catch {
-            throw Failure(operation: "read", path: path, reason: "\(error.localizedDescription)")
+            throw Failure(operation: "read", path: legacyPath, reason: error.localizedDescription)
         }
         guard let entries = try? JSONDecoder().decode([String].self, from: data) else {
-            throw Failure(operation: "read", path: path, reason: "it is not a list of lines; it was left as it is")
+            throw Failure(
+                operation: "read", path: legacyPath, reason: "it is not a list of lines; it was left as it is")
         }
         return entries
     }
 
-    /// Adds `line` as the newest entry (unless it is the newest already) and answers the
-    /// entries as they now are.
-    @discardableResult
-    package func append(_ line: String) throws(Failure) -> [String] {
-        var entries = try load()
-        if entries.last != line { entries.append(line) }
-        if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
-        try write(entries)
-        return entries
-    }
-
-    /// Removes the file (when history is turned off); no file is not an error.
-    package func remove() throws(Failure) {
-        guard unlink(path) == 0 || errno == ENOENT else {
-            throw Failure(operation: "remove", path: path, reason: String(cString: strerror(errno)))
+    private func removeLegacy() throws(Failure) {
+        guard unlink(legacyPath) == 0 || errno == ENOENT else {
+            throw Failure(operation: "remove", path: legacyPath, reason: String(cString: strerror(errno)))
         }
     }
 
-    private func write(_ entries: [String]) throws(Failure) {
-        let bytes: Data
+    private static func encoded(_ line: String) throws(Failure) -> String {
         do {
-            bytes = try JSONEncoder().encode(entries)
+            return String(decoding: try JSONEncoder().encode(line), as: UTF8.self)
         } catch {
-            throw Failure(operation: "encode", path: path, reason: "\(error)")
-        }
-        let directory = (path as NSString).deletingLastPathComponent
-        let temp = (directory as NSString).appendingPathComponent(".keep-tmp-history-\(UUID().uuidString)")
-        let file = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard file >= 0 else {
-            throw Failure(operation: "write", path: temp, reason: String(cString: strerror(errno)))
-        }
-        var failure: Failure?
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = systemWrite(file, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else {
-                    failure = Failure(operation: "write", path: temp, reason: String(cString: strerror(errno)))
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil, fsync(file) != 0 {
-            failure = Failure(operation: "flush", path: temp, reason: String(cString: strerror(errno)))
-        }
-        close(file)
-        if failure == nil, rename(temp, path) != 0 {
-            failure = Failure(operation: "replace", path: path, reason: String(cString: strerror(errno)))
-        }
-        if let failure {
-            unlink(temp)
-            throw failure
+            throw Failure(operation: "write", reason: "the line could not be encoded")
         }
     }
-}
-
-/// `write(2)`, named apart from ``QuestionHistory``'s own `write`.
-private func systemWrite(_ file: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-    write(file, bytes, count)
 }

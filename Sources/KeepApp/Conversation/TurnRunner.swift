@@ -32,14 +32,16 @@ package struct TurnRunner: Sendable {
     /// The chat index beside the store, told of each recorded turn; `nil` for none.
     private let index: ChatIndex?
 
-    /// Turns in `storage`; with `indexRoot` (the file store's root), each recorded turn
-    /// also updates the ``ChatIndex`` there, under the lock.
+    /// Turns in `storage`; with `indexRoot` (the data root, where the index file lives),
+    /// each recorded turn also updates the ``ChatIndex`` there, which stamps and reads the
+    /// chats through `storage` too, under the lock, sealing what it holds as
+    /// `indexing` says (on the chats' key when they are sealed).
     package init(
-        storage: any StoragePort, lock: StoreLock, engine: any ChatEngine, indexRoot: String? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        storage: any StampedStorage, lock: StoreLock, engine: any ChatEngine, indexRoot: String? = nil,
+        indexing: any ChatIndexSealing = PlainChatIndexing(), now: @escaping @Sendable () -> Date = { Date() }
     ) {
         chats = ChatRepository(storage: storage, now: now)
-        index = indexRoot.map { ChatIndex(root: $0, repository: ChatRepository(storage: storage, now: now)) }
+        index = indexRoot.map { ChatIndex(root: $0, storage: storage, sealing: indexing) }
         self.lock = lock
         self.engine = engine
         self.now = now
@@ -128,7 +130,7 @@ package struct TurnRunner: Sendable {
         }
         defer { held.release() }
         // The file as the index may know it, before the turn replaces it.
-        let before = index?.stamp(of: id)
+        let before = await index?.stamp(of: id)
         // Read afresh under the lock: another process may have added a turn meanwhile, or
         // removed the chat. `open` answers a session for a chat, or for a new chat's draft
         // (this turn's own claim); neither there means `keep chats rm` took both.

@@ -70,6 +70,7 @@ enum AskCommand {
         }
 
         let core = try await invocation.core()
+        try await invocation.requireChats()
         let composition = invocation.composition
         var (options, choice) = try TurnFlags.turn(arguments, core: core, book: await composition.serverBook(core))
         options.attachments = attachments

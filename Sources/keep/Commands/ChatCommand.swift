@@ -22,13 +22,14 @@ enum ChatCommand {
 
     static func run(_ invocation: Invocation) async throws {
         let core = try await invocation.core()
+        try await invocation.requireChats()
         let composition = invocation.composition
         let book = await composition.serverBook(core)
         let (options, choice) = try TurnFlags.turn(invocation.arguments, core: core, book: book)
         let engine = try await invocation.engine(for: core, choice: choice)
         let runner = try await composition.turns(on: engine)
         var chat = InteractiveChat(
-            console: invocation.console, runner: runner, engine: engine, history: try history(invocation, core),
+            console: invocation.console, runner: runner, engine: engine, history: try await history(invocation, core),
             raw: invocation.arguments.has(TurnFlags.raw.name))
         chat.options = options
         chat.book = book
@@ -62,7 +63,9 @@ enum ChatCommand {
             let existing = (try? await composition.storage().listIds(.chats).count) ?? 0
             // Kept data that cannot be opened or read only leaves the hint out.
             let lastOpen = try? await composition.kept(creating: false).chats.lastOpenChat()
-            chat.greet(existingChats: existing, lastOpen: lastOpen ?? nil)
+            let sealing = try? await composition.chatSealing()
+            chat.greet(
+                existingChats: existing, lastOpen: lastOpen ?? nil, sealing: sealing.map { "Chats: \($0.summary)." })
         }
         await chat.run()
         // The chat open at the end is the one to offer next time.
@@ -75,13 +78,14 @@ enum ChatCommand {
         }
     }
 
-    /// Where the lines typed are kept, or `nil` when the setting chatHistory is off (the file
-    /// is then removed, so turning history off forgets it).
-    private static func history(_ invocation: Invocation, _ core: AppCore) throws -> QuestionHistory? {
-        let history = QuestionHistory(root: try invocation.composition.dataRoot())
+    /// Where the lines typed are kept, or `nil` when the setting chatHistory is off (the
+    /// history is then removed, so turning history off forgets it).
+    private static func history(_ invocation: Invocation, _ core: AppCore) async throws -> QuestionHistory? {
+        let history = QuestionHistory(
+            storage: try await invocation.composition.storage(), root: try invocation.composition.dataRoot())
         guard core.settings.value(SettingRegistry.chatHistory.key)?.bool == false else { return history }
         do {
-            try history.remove()
+            try await history.remove()
         } catch {
             invocation.console.warning("\(error)")
         }

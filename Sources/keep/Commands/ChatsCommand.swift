@@ -23,7 +23,8 @@ enum ChatsCommand {
             "keep chats --json | jq -r '.chats[].title'": "Print every chat's title:",
         ],
         arguments: ArgumentParser(options: [json, ids]),
-        subcommands: [show, remove, search, rename, export, importing], run: list)
+        subcommands: [show, remove, search, rename, export, importing, SealCommands.seal, SealCommands.unseal],
+        run: list)
 
     static let format = ArgumentParser.Option(
         "--format", value: "markdown|json", help: "Markdown (the default), or keep's JSON to import elsewhere")
@@ -85,7 +86,7 @@ enum ChatsCommand {
         let listing: ChatSummaryListing
         let draftIds: [String]
         do {
-            listing = try await index(invocation, chats).listing()
+            listing = try await index(invocation).listing()
             draftIds = try await chats.draftIds()
         } catch {
             throw CommandFailure.failure("cannot list the chats: \(error)")
@@ -332,12 +333,13 @@ enum ChatsCommand {
             "Imported chat \(chat.id): \(Console.field(chat.title)) (\(count(chat.messages.count, "message"))).\n")
     }
 
-    /// The text of the file at `path`, at most ``importLimit`` bytes of UTF-8.
+    /// The text of the file at `path`, at most ``importLimit`` bytes of UTF-8 (`what` it
+    /// should be, for the refusals).
     ///
     /// Only a regular file (or a link to one) is read: a FIFO, a device (`/dev/zero` never
     /// ends) or a socket is refused, by what it is, before it is opened; and no more than
     /// one byte past the limit is read, whatever the file says its size is.
-    private static func readFile(_ path: String) throws(CommandFailure) -> String {
+    static func readFile(_ path: String, what: String = "a keep chat") throws(CommandFailure) -> String {
         let named = "\(StorageError.quoted(path))"
         let kind: FileKind?
         do {
@@ -348,7 +350,8 @@ enum ChatsCommand {
         guard let kind else { throw .failure("there is no file \(named)") }
         guard kind == .regular else {
             throw .failure(
-                "\(named) is \(kind), not a file: give a file keep exported, or `-` to read standard input")
+                "\(named) is \(kind), not a file: give a file keep "
+                    + (what == "a keep chat" ? "exported, or `-` to read standard input" : "wrote"))
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .failure("cannot read \(named): \(String(cString: strerror(errno)))")
@@ -361,10 +364,10 @@ enum ChatsCommand {
             throw .failure("cannot read \(named): \((error as NSError).localizedDescription)")
         }
         guard data.count <= importLimit else {
-            throw .failure("\(named) is larger than \(importLimit >> 20) MiB: not a keep chat")
+            throw .failure("\(named) is larger than \(importLimit >> 20) MiB: not \(what)")
         }
         guard let text = String(validating: data, as: UTF8.self) else {
-            throw .failure("\(named) is not UTF-8 text: not a keep chat")
+            throw .failure("\(named) is not UTF-8 text: not \(what)")
         }
         return text
     }
@@ -376,7 +379,7 @@ enum ChatsCommand {
         let chats = ChatRepository(storage: try await storage(invocation))
         let matches: [ChatMatch]
         do {
-            matches = try await index(invocation, chats).search(text)
+            matches = try await index(invocation).search(text)
         } catch let error as ChatError where error.code == .emptySearch {
             throw CommandFailure.usage("give some text to search for")
         } catch {
@@ -401,8 +404,10 @@ enum ChatsCommand {
 
     // MARK: - Helpers
 
-    /// The store; one that cannot be opened ends the command with the crash screen.
-    static func storage(_ invocation: Invocation) async throws(CommandFailure) -> any StoragePort {
+    /// The store; one that cannot be opened ends the command with the crash screen, and
+    /// chats out of reach (sealed, the keyring locked) with the one line that says so.
+    static func storage(_ invocation: Invocation) async throws(CommandFailure) -> any StampedStorage {
+        try await invocation.requireChats()
         do {
             return try await invocation.composition.storage()
         } catch {
@@ -423,10 +428,13 @@ enum ChatsCommand {
         return parts.isEmpty ? nil : parts.joined(separator: " · ")
     }
 
-    /// The chat index beside the store (a cache; see ``ChatIndex``).
-    static func index(_ invocation: Invocation, _ chats: ChatRepository) throws(CommandFailure) -> ChatIndex {
+    /// The chat index beside the store (a cache; see ``ChatIndex``), sealed as the chats are.
+    static func index(_ invocation: Invocation) async throws(CommandFailure) -> ChatIndex {
+        let storage = try await storage(invocation)
         do {
-            return ChatIndex(root: try invocation.composition.dataRoot(), repository: chats)
+            return ChatIndex(
+                root: try invocation.composition.dataRoot(), storage: storage,
+                sealing: try await invocation.composition.chatIndexing())
         } catch {
             throw .bootFailed(.storageUnavailable, detail: error.description)
         }

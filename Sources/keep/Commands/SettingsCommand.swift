@@ -44,7 +44,8 @@ enum SettingsCommand {
         let core = try await invocation.core()
         let report = await SettingsReport.make(
             SettingsFacade(core.settings), backend: await invocation.composition.secrets(),
-            kept: try? await invocation.composition.kept(creating: false))
+            kept: try? await invocation.composition.kept(creating: false),
+            chats: try? await invocation.composition.chatSealing())
         if invocation.json { return try invocation.printJSON(report) }
         let width = report.settings.map(\.key.count).max() ?? 0
         var text = ""
@@ -71,6 +72,7 @@ enum SettingsCommand {
                 text += "Readings are kept \(retention) (keep engines retention DAYS|forever to change)\n"
             }
         }
+        if let chats = report.chats { text += "Chats and drafts: \(chats.status)\n" }
         let console = invocation.console
         console.show(text)
         if let warning = report.secrets.warning { console.warning(warning) }
@@ -141,21 +143,22 @@ enum SettingsCommand {
         invocation.console.show("\(key) = \(settings.value(key)?.description ?? "")\n")
         try await ServersCommand.follow(key, invocation)
         if key == SettingRegistry.chatHistory.key, settings.value(key)?.bool == false {
-            try forgetHistory(invocation)
+            try await forgetHistory(invocation)
         }
     }
 
-    /// With chatHistory off, the lines typed before are removed at once: the file holds what
-    /// the user typed, and the setting says none is kept.
-    private static func forgetHistory(_ invocation: Invocation) throws {
+    /// With chatHistory off, the lines typed before are removed at once: the history holds
+    /// what the user typed, and the setting says none is kept.
+    private static func forgetHistory(_ invocation: Invocation) async throws {
         let history: QuestionHistory
         do {
-            history = QuestionHistory(root: try invocation.composition.dataRoot())
+            history = QuestionHistory(
+                storage: try await invocation.composition.storage(), root: try invocation.composition.dataRoot())
         } catch {
             throw CommandFailure.failure("\(error)")
         }
         do {
-            try history.remove()
+            try await history.remove()
         } catch {
             throw CommandFailure.failure("chatHistory is off, but \(error)")
         }
