@@ -177,7 +177,7 @@ package enum ChatSealing: Sendable {
     ) async throws(StorageError) -> Opened {
         try DataRoot.makeDirectory(root)
         let path = root.hasSuffix("/") ? root + "chats-sealing.lock" : root + "/chats-sealing.lock"
-        try FileKind.refuseSpecial(path)
+        try FileKind.refuseUnsafe(path)
         let held = try await FileLock.acquire(path)
         defer { held.release() }
         if let marker = try await ChatSealingMarker.read(storage) {
