@@ -159,8 +159,8 @@ let package = Package(
         .testTarget(
             name: "KeepChatIndexTests",
             dependencies: [
-                "KeepPorts", "KeepChatIndex", "KeepCore", "KeepFileStore", "KeepSQLite", "KeepConformance",
-                "KeepTestSupport",
+                "KeepPorts", "KeepChatIndex", "KeepCore", "KeepFileStore", "KeepFileStoreTesting", "KeepSQLite",
+                "KeepConformance", "KeepTestSupport",
                 // One test follows a turn from the turn runner into the index.
                 "KeepApp",
             ]),

@@ -42,7 +42,8 @@ struct TestOnlyTargetsTests {
     @Test(
         "a target that is no product is depended on only by the targets allowed to",
         arguments: [
-            ("KeepFileStoreTesting", ["KeepFileStoreTests", "KeepCoreTests"]), ("KeepCLI", ["keep", "KeepCLITests"]),
+            ("KeepFileStoreTesting", ["KeepFileStoreTests", "KeepCoreTests", "KeepChatIndexTests"]),
+            ("KeepCLI", ["keep", "KeepCLITests"]),
         ]
     )
     func onlyAllowedDependents(target: String, allowed: [String]) async throws {
