@@ -56,7 +56,7 @@ struct DiskEdgeTests {
         let refused = try await sandbox.ask("needle, refused")  // the chat answered last
         if getuid() == 0 { try Self.giveAway(directory.path) }
         #expect(chmod(sandbox.file("chats", refused), 0) == 0)
-        sandbox.launcher = Self.unprivileged ?? []
+        sandbox.launcher = try await Self.unprivileged(in: directory)
 
         // It would have seen the refusal: the unprivileged keep cannot read that file.
         let shown = try await sandbox.run("chats", "show", refused)
@@ -227,13 +227,28 @@ struct DiskEdgeTests {
         var sandbox = try Sandbox(directory: directory)
         _ = try await sandbox.ask("hello")
         if getuid() == 0 { try Self.giveAway(directory.path) }
-        sandbox.launcher = Self.unprivileged ?? []
+        sandbox.launcher = try await Self.unprivileged(in: directory)
         let fine = try await sandbox.run("doctor")
         #expect(fine.stdout.contains("each one keep writes is writable"), "the pair: \(fine)")
         #expect(chmod("\(sandbox.root)/store/chats", 0o500) == 0)
         let doctor = try await sandbox.run("doctor")
         #expect(doctor.stdout.contains("store/chats cannot be written"), "\(doctor)")
         #expect(doctor.stdout.contains("EACCES"), "\(doctor)")
+    }
+
+    /// The launcher that runs keep as the unprivileged user: a copy of the binary in
+    /// `directory` (which that user can reach), since the build's own may sit under a
+    /// directory only root may enter (a clone made in `mktemp -d`). Empty when the tests
+    /// already run unprivileged.
+    static func unprivileged(in directory: TemporaryDirectory) async throws -> [String] {
+        guard let unprivileged, !unprivileged.isEmpty else { return [] }
+        let copy = directory.appending("keep-binary")
+        // Copied by a process of its own: a descriptor this process held open for writing
+        // could leak into a child another test spawns, and exec would find the file busy.
+        let copied = try await ToolRun.run("/usr/bin/install", ["-m", "755", KeepProcess.binary, copy])
+        #expect(copied.status == 0, "\(copied.errors)")
+        // `sh -c` drops the build's binary path the process appends and runs the copy.
+        return unprivileged + ["/bin/sh", "-c", "shift; exec \"$0\" \"$@\"", copy]
     }
 
     /// Hands everything under `path` to the unprivileged user keep is run as.
