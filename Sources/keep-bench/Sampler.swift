@@ -28,8 +28,8 @@ enum Sampler {
                 guard round >= first, round < scale.warmUp + kept else { continue }
                 let clock = ContinuousClock()
                 let start = clock.now
-                try await contender.sample()
-                let elapsed = clock.now - start
+                let measured = try await contender.sample()
+                let elapsed = measured ?? clock.now - start
                 if round >= scale.warmUp {
                     samples[index][round - scale.warmUp] = seconds(elapsed) / Double(contender.operationsPerSample)
                 }
