@@ -97,6 +97,31 @@ struct Postings {
         return result
     }
 
+    /// The blob of one bucket holding `pairs`, sorted by token and then chat (a pair given
+    /// twice is kept once): what ``buckets(_:)`` writes for the same postings.
+    static func blob(sorted pairs: [(token: UInt64, chat: UInt32)]) -> [UInt8] {
+        var blob: [UInt8] = []
+        var start = 0
+        while start < pairs.count {
+            let token = pairs[start].token
+            var end = start
+            var chats: [UInt32] = []
+            while end < pairs.count, pairs[end].token == token {
+                if chats.last != pairs[end].chat { chats.append(pairs[end].chat) }
+                end += 1
+            }
+            withUnsafeBytes(of: token.littleEndian) { blob.append(contentsOf: $0) }
+            appendVarint(UInt64(chats.count), to: &blob)
+            var previous: UInt32 = 0
+            for chat in chats {
+                appendVarint(UInt64(chat &- previous), to: &blob)
+                previous = chat
+            }
+            start = end
+        }
+        return blob
+    }
+
     /// The chats that hold `token` in `blob` (a bucket's blob), or an empty list; `nil` when
     /// the blob is not one this type wrote (damage).
     static func chats(holding token: UInt64, in blob: [UInt8]) -> [UInt32]? {

@@ -136,3 +136,29 @@ extension ChatFixtures {
         return Laid(namespace: namespace, count: count, bytes: total)
     }
 }
+
+// MARK: - By hand
+
+extension ChatFixtures {
+    /// The first argument that makes `keep-bench` lay down a history and exit:
+    /// `keep-bench --lay-down KIND COUNT DATA_HOME` writes COUNT chats of KIND (`realistic`,
+    /// `small`) where `keep` with `XDG_DATA_HOME=DATA_HOME` finds them, for profiling by hand.
+    static let layDownFlag = "--lay-down"
+
+    /// The work of ``layDownFlag``: answers the exit status (2 for arguments it cannot use).
+    static func layDown(arguments: [String]) async -> Int32 {
+        guard arguments.count == 3, let kind = Kind(rawValue: arguments[0]), let count = Int(arguments[1]), count > 0
+        else {
+            printError("usage: keep-bench \(layDownFlag) realistic|small COUNT DATA_HOME")
+            return 2
+        }
+        do {
+            let laid = try await layDown(count, kind, under: arguments[2] + "/keep")
+            printError("keep-bench: \(laid.count) chats, \(laid.bytes) bytes, \(Int(laid.average)) on average")
+            return 0
+        } catch {
+            printError("keep-bench: \(error)")
+            return 1
+        }
+    }
+}

@@ -82,6 +82,9 @@ struct HistoryScenario: Scenario {
     static func indexSize(_ count: Int, _ kind: ChatFixtures.Kind = .realistic) -> String {
         "chat index file, \(label(count, kind))"
     }
+    static func matches(_ count: Int, _ kind: ChatFixtures.Kind = .realistic) -> String {
+        "chats holding the text searched for, \(label(count, kind))"
+    }
     static func indexShare(_ count: Int, _ kind: ChatFixtures.Kind = .realistic) -> String {
         "chat index over the chats' bytes, \(label(count, kind))"
     }
@@ -168,14 +171,19 @@ struct HistoryScenario: Scenario {
         }
     }
 
-    /// Three words from the middle of `question`, letters only: a text few chats hold.
+    /// Two words of `question` as they stand in it, the longer of them as long as any
+    /// (letters only): what a person searches for, a name or a rare word with its neighbour,
+    /// which few chats hold.
     static func text(in question: String) -> String {
-        let words = question.split(separator: " ").map(String.init).filter {
-            $0.count >= 3 && $0.allSatisfy { $0.isASCII && $0.isLetter }
+        let words = question.split(separator: " ").map(String.init)
+        func isWord(_ word: String) -> Bool { word.count >= 2 && word.allSatisfy { $0.isASCII && $0.isLetter } }
+        var best: (index: Int, length: Int)?
+        for index in words.indices.dropLast() where isWord(words[index]) && isWord(words[index + 1]) {
+            let length = max(words[index].count, words[index + 1].count)
+            if length > (best?.length ?? 0) { best = (index, length) }
         }
-        guard words.count >= 3 else { return String(question.prefix(12)) }
-        let middle = words.count / 2 - 1
-        return words[middle...(middle + 2)].joined(separator: " ")
+        guard let best else { return String(question.prefix(12)) }
+        return words[best.index] + " " + words[best.index + 1]
     }
 
     private static func history(
@@ -193,6 +201,8 @@ struct HistoryScenario: Scenario {
             Fact(name: Self.chatBytes(count, kind), value: Double(store.laid.bytes) / 1_048_576, unit: "MiB"),
             Fact(name: Self.averageBytes(count, kind), value: store.laid.average, unit: "bytes"),
         ]
+        let matched = Set(try await index.search(text).map(\.chatId)).count
+        facts.append(Fact(name: Self.matches(count, kind), value: Double(matched), unit: "chats"))
         let size = (try? FileManager.default.attributesOfItem(atPath: index.path)[.size] as? Int) ?? 0
         facts.append(Fact(name: Self.indexSize(count, kind), value: Double(size) / 1_048_576, unit: "MiB"))
         facts.append(

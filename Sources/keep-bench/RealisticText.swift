@@ -20,7 +20,7 @@ struct RealisticText {
     /// An answer's size, in bytes: 200 to 2,000, longer than questions on the whole.
     mutating func answerSize() -> Int {
         let unit = generator.unit()
-        return 200 + Int(1800 * unit * unit.squareRoot())
+        return 200 + Int(1800 * pow(unit, 1.3))
     }
 
     /// A whole number from `range`.
