@@ -14,6 +14,9 @@ struct Contender: Sendable {
     var operationsPerSample = 1
     /// At most this many samples are kept; `nil` for the scale's repetitions.
     var sampleLimit: Int?
+    /// Whether every sample starts from nothing (the index deleted first), so that a round
+    /// of warm-up would only cost time: such a contender warms up not at all.
+    var isCold = false
     /// Performs one sample's operations and answers how long the part that is measured
     /// took (`nil`: the whole call); throws when one of them fails.
     let sample: @Sendable () async throws -> Duration?
@@ -41,6 +44,13 @@ struct Contender: Sendable {
         timing: @escaping @Sendable () async throws -> Duration
     ) -> Contender {
         Contender(name: name, note: note, count: count, sampleLimit: sampleLimit, sample: timing)
+    }
+
+    /// This contender, marked ``isCold``.
+    var cold: Contender {
+        var contender = self
+        contender.isCold = true
+        return contender
     }
 
     private init(

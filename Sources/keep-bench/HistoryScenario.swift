@@ -210,6 +210,8 @@ struct HistoryScenario: Scenario {
         // Past 10,000 chats every contender is bounded, so a run stays within minutes.
         let bound = count > 10_000 ? scale.slowRepetitions : nil
         let cold = scale.coldRepetitions
+        // Reading every chat takes seconds past 10,000 realistic chats: as few samples as a rebuild.
+        let full = count > 10_000 ? cold : scale.slowRepetitions
         var listing = [
             Contender(Self.cat, count: count, sampleLimit: bound) {
                 try BaselineCommand.run(["/bin/sh", "-c", "exec cat -- * > /dev/null"], in: namespace)
@@ -219,9 +221,7 @@ struct HistoryScenario: Scenario {
             },
             Contender(Self.rawStat, count: count, sampleLimit: bound) { _ = try RawFile.statEvery(in: namespace) },
             Contender(Self.indexList, count: count, sampleLimit: bound) { _ = try await index.listing() },
-            Contender(Self.fullList, count: count, sampleLimit: scale.slowRepetitions) {
-                _ = try await repository.scan()
-            },
+            Contender(Self.fullList, count: count, sampleLimit: full) { _ = try await repository.scan() },
         ]
         var search = [
             Contender(Self.grep, count: count, sampleLimit: bound) {
@@ -229,9 +229,7 @@ struct HistoryScenario: Scenario {
             },
             Contender(Self.scan, count: count, sampleLimit: bound) { _ = try Self.scan(namespace, for: needle) },
             Contender(Self.indexSearch, count: count, sampleLimit: bound) { _ = try await index.search(text) },
-            Contender(Self.fullSearch, count: count, sampleLimit: scale.slowRepetitions) {
-                _ = try await repository.search(text)
-            },
+            Contender(Self.fullSearch, count: count, sampleLimit: full) { _ = try await repository.search(text) },
         ]
         var rebuild = [
             Contender(Self.fullList, count: count, sampleLimit: cold) { _ = try await repository.scan() },
@@ -243,11 +241,11 @@ struct HistoryScenario: Scenario {
                 // The index whole again, for the warm contenders beside this one.
                 _ = try await index.search(text)
                 return elapsed
-            },
+            }.cold,
             Contender(Self.coldSearch, count: count, sampleLimit: cold) {
                 store.deleteIndex()
                 _ = try await index.search(text)
-            },
+            }.cold,
         ]
         var peak: Int?
         if let keep = setting.keep {
@@ -278,12 +276,12 @@ struct HistoryScenario: Scenario {
                     let elapsed = ContinuousClock.now - started
                     _ = try await index.search(text)
                     return elapsed
-                })
+                }.cold)
             rebuild.append(
                 Contender(Self.coldKeepSearch, note: linking, count: count, sampleLimit: cold) {
                     store.deleteIndex()
                     try launcher.run(keep, ["chats", "search", text], dataHome: dataHome)
-                })
+                }.cold)
         }
         let comparisons = [
             Comparison(
@@ -306,7 +304,7 @@ struct HistoryScenario: Scenario {
                         let started = ContinuousClock.now
                         _ = try await index.search(text)
                         return ContinuousClock.now - started
-                    },
+                    }.cold,
                 ]),
         ]
         return (comparisons, facts, peak)

@@ -21,7 +21,8 @@ enum Sampler {
         for round in 0..<rounds {
             for index in contenders.indices.shuffled(using: &generator) {
                 let contender = contenders[index]
-                let warmUp = contender.sampleLimit == nil ? scale.warmUp : min(1, scale.warmUp)
+                let warmUp =
+                    contender.isCold ? 0 : contender.sampleLimit == nil ? scale.warmUp : min(1, scale.warmUp)
                 let kept = contender.sampleLimit.map { min($0, scale.repetitions) } ?? scale.repetitions
                 // The bounded contender's rounds end where everyone's warm-up ends plus its own count.
                 let first = scale.warmUp - warmUp

@@ -121,7 +121,8 @@ struct TargetVerdict: Sendable, Codable {
         for turns in [1, 2_000] {
             verdicts.append(
                 check(
-                    "a sealed turn within 1.1× of a plain one, chat of \(Format.count(turns)) turns", in: report,
+                    "a sealed turn within 1.1× of a plain one, in a chat of \(turns == 1 ? "1 turn" : "\(Format.count(turns)) turns")",
+                    in: report,
                     comparison: TurnScenario.title(turns), row: TurnScenario.sealedTurn, atMost: 1.1))
         }
         return verdicts

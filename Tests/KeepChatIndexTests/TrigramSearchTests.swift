@@ -133,6 +133,34 @@ struct TrigramSearchTests {
         #expect(batches == 5)
     }
 
+    @Test("past the bound on batches they are merged into one, bucket by bucket, and the search stays exact")
+    func batchesMerge() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try FileStore(root: directory.path)
+        let repository = ChatRepository(storage: store)
+        let count = ChatIndexSchema.batchBound + 8
+        for number in 1...count {
+            try await repository.save(Self.chat(number, ["question \(number) word\(number)q", "answer in zürich"]))
+        }
+        try Self.age(directory)
+        var limits = ChatIndex.Limits()
+        limits.batchChats = 1
+        limits.inlineText = 0
+        let index = ChatIndex(root: directory.path, repository: repository, limits: limits)
+        let database = try SQLiteDatabase(path: index.path)
+        #expect(try await index.search("WORD3Q") == (try await repository.search("WORD3Q")))
+        let pieces = try await database.read { transaction throws(SQLiteError) in
+            try ChatIndexSchema.pieces(in: transaction)
+        }
+        // One batch a chat would be 40 of them: fewer than the bound means they were merged.
+        #expect(pieces.batches < ChatIndexSchema.batchBound, "merged: \(pieces.batches) batches")
+        #expect(pieces.batches >= 1)
+        for number in [1, 2, ChatIndexSchema.batchBound, count] {
+            #expect(try await index.search("word\(number)q") == (try await repository.search("word\(number)q")))
+        }
+        #expect(try await index.search("ZURICH").count == count)
+    }
+
     @Test("many turns fold their deltas into a batch, and the search stays exact")
     func deltasFold() async throws {
         let directory = try TemporaryDirectory()
