@@ -328,7 +328,8 @@ enum ChatIndexSchema {
         for bucket in 0..<Postings.bucketCount {
             var held = fromDeltas[bucket]
             fromDeltas[bucket] = []
-            try transaction.forEachRow("SELECT batch, postings FROM grams WHERE bucket = ?", [.integer(Int64(bucket))]) {
+            try transaction.forEachRow("SELECT batch, postings FROM grams WHERE bucket = ?", [.integer(Int64(bucket))])
+            {
                 row throws(SQLiteError) in
                 let blob = try opened(
                     try row.blob(1), binding: gramsBinding(bucket: bucket, batch: try row.integer(0)), sealing)
@@ -344,7 +345,8 @@ enum ChatIndexSchema {
             rows.append([
                 .integer(Int64(bucket)), .integer(merged),
                 .blob(
-                    try sealed(Postings.blob(sorted: held), binding: gramsBinding(bucket: bucket, batch: merged), sealing)),
+                    try sealed(
+                        Postings.blob(sorted: held), binding: gramsBinding(bucket: bucket, batch: merged), sealing)),
             ])
             // Written a few hundred buckets at a time, so that the rows waiting stay small too.
             if rows.count >= 256 {

@@ -45,8 +45,8 @@ struct Postings {
     /// How many chat numbers are held, over every token: the batch's size in postings.
     var postingCount: Int { postingChats.count }
 
-    /// Records that the chat `chat` holds the trigram `token` (its key). Chats are added in
-    /// ascending order of their numbers; adding the same pair twice in a row keeps one.
+    /// Records that the chat `chat` holds the trigram `token` (its key), chats in any order;
+    /// adding the same pair twice in a row keeps one.
     mutating func add(_ token: UInt64, chat: UInt32) {
         var slot = Int(truncatingIfNeeded: Trigrams.mix(token)) & mask
         while true {
@@ -94,16 +94,19 @@ struct Postings {
                 blob = []
             }
             withUnsafeBytes(of: token.littleEndian) { blob.append(contentsOf: $0) }
-            // The chain runs newest first: its chats, read backwards, ascend.
+            // A blob holds each token's chats ascending, as gaps; the chats of a batch come in
+            // the order they were read, which need not be their numbers' (a chat indexed
+            // before keeps its number), so each chain is put in order here.
             list.removeAll(keepingCapacity: true)
             var posting = latest[index]
             while posting >= 0 {
                 list.append(postingChats[Int(posting)])
                 posting = earlier[Int(posting)]
             }
+            list.sort()
             Self.appendVarint(UInt64(list.count), to: &blob)
             var previous: UInt32 = 0
-            for chat in list.reversed() {
+            for chat in list {
                 Self.appendVarint(UInt64(chat &- previous), to: &blob)
                 previous = chat
             }

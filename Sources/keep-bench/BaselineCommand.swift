@@ -24,7 +24,8 @@ enum BaselineCommand {
         guard process.terminationStatus == 0 else {
             throw BenchError(
                 .setup, executable,
-                "\(arguments.joined(separator: " ")) exited \(process.terminationStatus)\(found ? " (found nothing)" : "")")
+                "\(arguments.joined(separator: " ")) exited \(process.terminationStatus)\(found ? " (found nothing)" : "")"
+            )
         }
     }
 }

@@ -116,7 +116,9 @@ struct HistoryScenario: Scenario {
             guard let plain = plainStores[count] else { continue }
             let sealed = try await Store.make(count, .realistic, in: directory + "/sealed-\(count)", sealedWith: key)
             facts.append(
-                Fact(name: Self.chatBytes(count, sealed: true), value: Double(sealed.laid.bytes) / 1_048_576, unit: "MiB"))
+                Fact(
+                    name: Self.chatBytes(count, sealed: true), value: Double(sealed.laid.bytes) / 1_048_576, unit: "MiB"
+                ))
             facts.append(Fact(name: Self.averageBytes(count, sealed: true), value: sealed.laid.average, unit: "bytes"))
             comparisons += Self.sealedAgainstPlain(sealed, plain, setting)
         }
@@ -154,15 +156,18 @@ struct HistoryScenario: Scenario {
             let laid = try await ChatFixtures.layDown(count, kind, under: root, sealedWith: key)
             RawFile.flushEverything()
             let files = try FileStore(root: root)
-            let storage: any StoragePort = try key.map { try SealedStorage(files, dataKey: $0, sealing: [.chats]) } ?? files
+            let storage: any StoragePort =
+                try key.map { try SealedStorage(files, dataKey: $0, sealing: [.chats]) } ?? files
             let repository = ChatRepository(storage: storage)
             let index = ChatIndex(root: root, repository: repository)
             let text = HistoryScenario.text(in: ChatFixtures.chat(count / 2, kind).turns[0].question)
             guard try await !index.search(text).isEmpty, try await index.listing().chats.count == count else {
-                throw BenchError(.setup, "chat index", "the index of \(count) chats does not list them and find \"\(text)\"")
+                throw BenchError(
+                    .setup, "chat index", "the index of \(count) chats does not list them and find \"\(text)\"")
             }
             return Store(
-                laid: laid, kind: kind, dataHome: dataHome, root: root, repository: repository, index: index, text: text)
+                laid: laid, kind: kind, dataHome: dataHome, root: root, repository: repository, index: index, text: text
+            )
         }
 
         /// Deletes the index: the next listing or search rebuilds it.
@@ -331,17 +336,22 @@ struct HistoryScenario: Scenario {
     private static func sealedAgainstPlain(_ sealed: Store, _ plain: Store, _ setting: Setting) -> [Comparison] {
         let count = sealed.laid.count
         let bound = count > 10_000 ? setting.scale.slowRepetitions : nil
-        let slow = setting.scale.slowRepetitions
+        // Reading every sealed chat takes tens of seconds at 40,000: as few samples as a rebuild.
+        let slow = count > 10_000 ? setting.scale.coldRepetitions : setting.scale.slowRepetitions
         return [
             Comparison(
                 title: Self.sealedListTitle(count), metric: .latency, operation: "listing",
                 baseline: Self.plainIndexList,
                 contenders: [
-                    Contender(Self.plainIndexList, count: count, sampleLimit: bound) { _ = try await plain.index.listing() },
+                    Contender(Self.plainIndexList, count: count, sampleLimit: bound) {
+                        _ = try await plain.index.listing()
+                    },
                     Contender(Self.sealedIndexList, count: count, sampleLimit: bound) {
                         _ = try await sealed.index.listing()
                     },
-                    Contender(Self.plainScan, count: count, sampleLimit: slow) { _ = try await plain.repository.scan() },
+                    Contender(Self.plainScan, count: count, sampleLimit: slow) {
+                        _ = try await plain.repository.scan()
+                    },
                     Contender(Self.sealedScan, count: count, sampleLimit: slow) {
                         _ = try await sealed.repository.scan()
                     },

@@ -57,13 +57,13 @@ struct HugeChatScenario: Scenario {
                     Contender(Self.listing, count: laid.count, sampleLimit: bound) { _ = try await index.listing() },
                     Contender(Self.search, count: laid.count, sampleLimit: bound) { _ = try await index.search(text) },
                     Contender.timed(Self.changedListing, count: laid.count, sampleLimit: bound) {
-                        try RawFile.appendAndFlush(hugePath, turn)
+                        try Self.append(turn, to: hugePath)
                         let started = ContinuousClock.now
                         _ = try await index.listing()
                         return ContinuousClock.now - started
                     },
                     Contender.timed(Self.changedSearch, count: laid.count, sampleLimit: bound) {
-                        try RawFile.appendAndFlush(hugePath, turn)
+                        try Self.append(turn, to: hugePath)
                         let started = ContinuousClock.now
                         _ = try await index.search(text)
                         return ContinuousClock.now - started
@@ -136,7 +136,7 @@ struct HugeChatScenario: Scenario {
         try RawFile.create(path, [])
         var next = 0
         while size < bytes {
-            while chunk.count < 8 << 20 {
+            while chunk.count < min(8 << 20, bytes) {
                 chunk += lines[next % lines.count]
                 next += 1
             }
@@ -144,11 +144,22 @@ struct HugeChatScenario: Scenario {
             size += chunk.count
             chunk.removeAll(keepingCapacity: true)
         }
+        try dateBack(path)
+        return size
+    }
+
+    /// A turn appended to the chat at `path` behind keep's back, the file dated an hour
+    /// back again: its size changed, so the index reads it once more, and only once.
+    private static func append(_ turn: [UInt8], to path: String) throws {
+        try RawFile.appendAndFlush(path, turn)
+        try dateBack(path)
+    }
+
+    private static func dateBack(_ path: String) throws {
         let hourAgo = timespec(tv_sec: time(nil) - 3600, tv_nsec: 0)
         var times = [hourAgo, hourAgo]
         guard utimensat(AT_FDCWD, path, &times, 0) == 0 else {
             throw StorageError.system("utimensat", path: path, errno: errno)
         }
-        return size
     }
 }

@@ -209,8 +209,10 @@ extension RealisticText {
                 better best good bad true false open close start stop end begin keep take give show
                 """
             var words = common.split(whereSeparator: { $0 == " " || $0 == "\n" }).map { Array($0.utf8) }
-            let onsets = ["b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z",
-                "br", "ch", "cl", "dr", "fl", "gr", "pl", "pr", "sh", "st", "th", "tr", ""]
+            let onsets = [
+                "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z",
+                "br", "ch", "cl", "dr", "fl", "gr", "pl", "pr", "sh", "st", "th", "tr", "",
+            ]
             let vowels = ["a", "e", "i", "o", "u", "ai", "ea", "ou", "io", "é", "ü", "ö", "å", "è"]
             let codas = ["", "n", "r", "s", "t", "l", "m", "nd", "st", "rk", "ng", "ck", "ñ", "x"]
             var state: UInt64 = 0x766F_6361_6275_6C61

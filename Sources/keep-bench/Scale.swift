@@ -34,7 +34,7 @@ struct Scale: Sendable, Equatable {
     var hugeChatBytes = 200_000_000
     var hugeChatCompany = 2_000
     /// Samples kept for a contender that rebuilds the chat index (seconds each at 40,000 chats).
-    var coldRepetitions = 3
+    var coldRepetitions = 2
     /// The turns already in the chat the turn scenario adds a turn to.
     var turnCounts: [Int] = [1, 100, 1_000, 2_000]
     /// Whether this is the `--quick` scale.

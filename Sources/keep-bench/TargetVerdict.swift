@@ -68,7 +68,8 @@ struct TargetVerdict: Sendable, Codable {
                 "a cold rebuild of 40,000 realistic chats (summaries and trigrams) within 1.5× of reading every chat once",
                 in: report, comparison: cold, row: HistoryScenario.coldSearch, atMost: 1.5),
             check(
-                "the first search after a cold listing of 40,000 realistic chats within 2× of a warm search", in: report,
+                "the first search after a cold listing of 40,000 realistic chats within 2× of a warm search",
+                in: report,
                 comparison: HistoryScenario.firstSearchTitle(40_000), row: HistoryScenario.firstSearch, atMost: 2.0),
             fact(
                 "a cold rebuild's peak memory (keep chats search, 40,000 realistic chats) at most 100 MB", in: report,
@@ -111,7 +112,9 @@ struct TargetVerdict: Sendable, Codable {
             verdicts.append(
                 TargetVerdict(
                     target: bytes, measured: ratio, limit: 2, bound: "at most", met: ratio <= 2,
-                    detail: "\(Format.significant(many.value)) KiB at 2,000 turns, \(Format.significant(one.value)) KiB at 1"))
+                    detail:
+                        "\(Format.significant(many.value)) KiB at 2,000 turns, \(Format.significant(one.value)) KiB at 1"
+                ))
         } else {
             verdicts.append(
                 TargetVerdict(

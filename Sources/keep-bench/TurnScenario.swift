@@ -26,7 +26,9 @@ struct TurnScenario: Scenario {
     static let sealedLocked = "sealed: the turn under the store lock (read afresh, append, index)"
     static let lockTitle = "a turn under the store lock, by the chat's length (plain)"
 
-    static func title(_ turns: Int) -> String { "a turn in a chat of \(Format.count(turns)) turns, sealed against plain" }
+    static func title(_ turns: Int) -> String {
+        "a turn in a chat of \(Format.count(turns)) turns, sealed against plain"
+    }
     static func written(_ turns: Int, sealed: Bool = false) -> String {
         "bytes a turn writes, chat of \(Format.count(turns)) turns\(sealed ? ", sealed" : "")"
     }
@@ -112,7 +114,8 @@ struct TurnScenario: Scenario {
                 role: index % 2 == 0 ? .user : .assistant,
                 text: Payload.text(index % 2 == 0 ? 200 : 2048, seed: index), time: start)
         }
-        try await repository.save(Chat(id: id, title: "a long chat", messages: messages, created: start, engine: "echo"))
+        try await repository.save(
+            Chat(id: id, title: "a long chat", messages: messages, created: start, engine: "echo"))
         let index = ChatIndex(root: root, repository: repository)
         _ = try await index.listing()
         let lock = StoreLock(root: root)

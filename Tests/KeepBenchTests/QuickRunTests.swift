@@ -74,7 +74,9 @@ struct QuickRunTests {
         }
         #expect(names.contains(HistoryScenario.chatBytes(200, sealed: true)))
         for turns in Scale.quick.turnCounts {
-            #expect(names.contains(TurnScenario.written(turns)) && names.contains(TurnScenario.written(turns, sealed: true)))
+            #expect(
+                names.contains(TurnScenario.written(turns)) && names.contains(TurnScenario.written(turns, sealed: true))
+            )
         }
         #expect(names.contains(HugeChatScenario.showMemory) && names.contains(HugeChatScenario.hugeBytes))
         #expect(facts.allSatisfy { $0.value > 0 }, "\(facts.map(\.name))")

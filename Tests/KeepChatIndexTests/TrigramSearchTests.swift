@@ -81,6 +81,23 @@ struct TrigramSearchTests {
         #expect(keys.count == 1 && keys.contains(Trigrams.key(120, 121, 122)))
     }
 
+    @Test("chats added out of their numbers' order (a chat indexed before keeps its number) come back in order")
+    func postingsInAnyOrder() throws {
+        var postings = Postings(capacity: 4)
+        // Read in the order a directory listing gives, not by number (and the last one twice).
+        for chat: UInt32 in [9, 3, 5, 1] {
+            postings.add(77, chat: chat)
+            postings.add(78, chat: chat)
+        }
+        postings.add(77, chat: 1)
+        let token = { (key: UInt64) -> UInt64 in Trigrams.mix(key) }
+        let buckets = try postings.buckets(token)
+        for key: UInt64 in [77, 78] {
+            let blob = try #require(buckets.first { $0.bucket == Postings.bucket(token(key)) }?.blob)
+            #expect(Postings.chats(holding: token(key), in: blob) == [1, 3, 5, 9])
+        }
+    }
+
     @Test("postings come back from their buckets as they went in; a damaged bucket is refused")
     func postingsRoundTrip() throws {
         var random = SeededGenerator(seed: 42)

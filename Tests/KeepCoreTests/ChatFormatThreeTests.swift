@@ -64,7 +64,9 @@ struct ChatFormatThreeTests {
         }
         let repository = ChatRepository(storage: MemoryStorage())
         // None there: neither is called; a damaged one throws before the head.
-        #expect(try await repository.stream("20261201-053548-000000", head: { _, _ in Issue.record() }, message: { _ in }) == false)
+        #expect(
+            try await repository.stream("20261201-053548-000000", head: { _, _ in Issue.record() }, message: { _ in })
+                == false)
         let damaged = ChatRepository(
             storage: MemoryStorage([
                 StorageKey(.chats, Self.fixtureId): try Self.fixture("chat-format-3.jsonl") + "{\"type\":\n"

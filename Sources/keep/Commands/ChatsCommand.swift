@@ -212,7 +212,7 @@ enum ChatsCommand {
     ) async throws -> String? {
         do throws(ChatError) {
             return try await chats.draft(for: id)
-        } catch where error.code == .unreadableDraft && chatIsThere {
+        } catch  where error.code == .unreadableDraft && chatIsThere {
             invocation.console.warning(error.description)
             return nil
         } catch {
