@@ -7,11 +7,11 @@ import Foundation
 ///
 /// Deterministic: the same seed gives the same bytes, on every machine and every run.
 struct RealisticText {
-    private var generator: Generator
+    private var generator: SplitMix64
 
     /// Text for `seed`.
     init(seed: Int) {
-        generator = Generator(seed: UInt64(truncatingIfNeeded: seed) &* 0x9E37_79B9_7F4A_7C15 ^ 0x6B65_6570)
+        generator = SplitMix64(seed: UInt64(truncatingIfNeeded: seed) &* 0x9E37_79B9_7F4A_7C15 ^ 0x6B65_6570)
     }
 
     /// A question's size, in bytes: 200 to 2,000, most of them short.
@@ -215,14 +215,8 @@ extension RealisticText {
             ]
             let vowels = ["a", "e", "i", "o", "u", "ai", "ea", "ou", "io", "é", "ü", "ö", "å", "è"]
             let codas = ["", "n", "r", "s", "t", "l", "m", "nd", "st", "rk", "ng", "ck", "ñ", "x"]
-            var state: UInt64 = 0x766F_6361_6275_6C61
-            func pick(_ count: Int) -> Int {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var mixed = state
-                mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-                return Int((mixed ^ (mixed >> 31)) % UInt64(count))
-            }
+            var generator = SplitMix64(seed: 0x766F_6361_6275_6C61)
+            func pick(_ count: Int) -> Int { Int(generator.next() % UInt64(count)) }
             var seen = Set(words)
             while words.count < 12_000 {
                 var word = ""
@@ -256,24 +250,6 @@ extension RealisticText {
             }
             return low
         }
-    }
-
-    /// SplitMix64: the whole sequence follows from the seed.
-    private struct Generator {
-        var state: UInt64
-
-        init(seed: UInt64) { state = seed }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var mixed = state
-            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-            return mixed ^ (mixed >> 31)
-        }
-
-        /// A number in [0, 1).
-        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
     }
 }
 

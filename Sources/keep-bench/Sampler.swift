@@ -46,8 +46,9 @@ enum Sampler {
 
 // MARK: - The shuffle
 
-/// SplitMix64: a small, fast generator whose whole sequence follows from its seed.
-private struct SplitMix64: RandomNumberGenerator {
+/// SplitMix64: a small, fast generator whose whole sequence follows from its seed (the
+/// sampler's shuffles, ``RealisticText``'s words).
+struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
 
     init(seed: UInt64) { state = seed }
@@ -59,4 +60,9 @@ private struct SplitMix64: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+}
+
+extension SplitMix64 {
+    /// A number in [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
