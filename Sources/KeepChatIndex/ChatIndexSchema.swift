@@ -288,7 +288,9 @@ enum ChatIndexSchema {
 
     /// Folds the deltas into a batch of their own, or, past ``batchBound`` batches, every
     /// delta and batch into one, leaving out chats no longer indexed: the index stays as
-    /// large as what it indexes, however many turns and changes it has seen.
+    /// large as what it indexes, however many turns and changes it has seen. Batches are
+    /// merged a bucket at a time, so what is held at once is one bucket of every batch (a
+    /// 4,096th of the index) and the deltas, never the whole index.
     static func compact(sealing: any ChatIndexSealing, in transaction: borrowing SQLiteTransaction) throws(SQLiteError)
     {
         let (deltas, batches) = try pieces(in: transaction)
@@ -300,19 +302,6 @@ enum ChatIndexSchema {
             if facts.hasText { live.insert(try number(row.integer(0))) }
         }
         var pairs: [(token: UInt64, chat: UInt32)] = []
-        if mergeAll {
-            try transaction.forEachRow("SELECT bucket, batch, postings FROM grams") { row throws(SQLiteError) in
-                let blob = try opened(
-                    try row.blob(2),
-                    binding: gramsBinding(bucket: Int(try row.integer(0)), batch: try row.integer(1)), sealing)
-                guard let entries = Postings.entries(in: blob) else {
-                    throw damage("a bucket of postings cannot be read")
-                }
-                for (token, chats) in entries {
-                    for chat in chats where live.contains(chat) { pairs.append((token, chat)) }
-                }
-            }
-        }
         try transaction.forEachRow("SELECT seq, chat, tokens FROM deltas") { row throws(SQLiteError) in
             let chat = try number(row.integer(1))
             guard live.contains(chat) else { return }
@@ -321,14 +310,52 @@ enum ChatIndexSchema {
             guard bytes.count % 8 == 0 else { throw damage("a delta of tokens cannot be read") }
             for token in Self.tokens(bytes) { pairs.append((token, chat)) }
         }
-        // Postings take each token's chats in ascending order; stored tokens are tokens
-        // already, so they are written as they are.
-        pairs.sort { ($0.chat, $0.token) < ($1.chat, $1.token) }
-        var merged = Postings()
-        for pair in pairs { merged.add(pair.token, chat: pair.chat) }
-        if mergeAll { _ = try transaction.execute("DELETE FROM grams") }
         _ = try transaction.execute("DELETE FROM deltas")
-        try storeBatch(merged, sealing: IdentityTokens(sealing), in: transaction)
+        guard mergeAll else {
+            // Postings take each token's chats in ascending order; stored tokens are tokens
+            // already, so they are written as they are.
+            pairs.sort { ($0.chat, $0.token) < ($1.chat, $1.token) }
+            var merged = Postings()
+            for pair in pairs { merged.add(pair.token, chat: pair.chat) }
+            try storeBatch(merged, sealing: IdentityTokens(sealing), in: transaction)
+            return
+        }
+        var fromDeltas = [[(token: UInt64, chat: UInt32)]](repeating: [], count: Postings.bucketCount)
+        for pair in pairs { fromDeltas[Postings.bucket(pair.token)].append(pair) }
+        pairs = []
+        let merged = (try transaction.query("SELECT coalesce(max(batch), 0) FROM grams").first?.integer(0) ?? 0) + 1
+        var rows: [[SQLiteValue]] = []
+        for bucket in 0..<Postings.bucketCount {
+            var held = fromDeltas[bucket]
+            fromDeltas[bucket] = []
+            try transaction.forEachRow("SELECT batch, postings FROM grams WHERE bucket = ?", [.integer(Int64(bucket))])
+            {
+                row throws(SQLiteError) in
+                let blob = try opened(
+                    try row.blob(1), binding: gramsBinding(bucket: bucket, batch: try row.integer(0)), sealing)
+                guard let entries = Postings.entries(in: blob) else {
+                    throw damage("a bucket of postings cannot be read")
+                }
+                for (token, chats) in entries {
+                    for chat in chats where live.contains(chat) { held.append((token, chat)) }
+                }
+            }
+            guard !held.isEmpty else { continue }
+            held.sort { ($0.token, $0.chat) < ($1.token, $1.chat) }
+            rows.append([
+                .integer(Int64(bucket)), .integer(merged),
+                .blob(
+                    try sealed(
+                        Postings.blob(sorted: held), binding: gramsBinding(bucket: bucket, batch: merged), sealing)),
+            ])
+            // Written a few hundred buckets at a time, so that the rows waiting stay small too.
+            if rows.count >= 256 {
+                _ = try transaction.executeMany("INSERT INTO grams(bucket, batch, postings) VALUES(?, ?, ?)", rows)
+                rows = []
+            }
+        }
+        _ = try transaction.executeMany("INSERT INTO grams(bucket, batch, postings) VALUES(?, ?, ?)", rows)
+        _ = try transaction.execute("DELETE FROM grams WHERE batch < ?", [.integer(merged)])
     }
 
     // MARK: - Private

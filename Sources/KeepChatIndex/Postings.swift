@@ -23,7 +23,12 @@ struct Postings {
 
     /// The trigram keys added, each once.
     private var tokens: [UInt64] = []
-    private var chats: [[UInt32]] = []
+    /// Each key's latest posting: an index into `postingChats`.
+    private var latest: [Int32] = []
+    /// Every posting's chat, and the index of the same key's posting before it (-1 for its
+    /// first): one flat chain per key, so adding a posting allocates nothing of its own.
+    private var postingChats: [UInt32] = []
+    private var earlier: [Int32] = []
     private var slots: [Int32]
     private var mask: Int
 
@@ -38,19 +43,21 @@ struct Postings {
     var isEmpty: Bool { tokens.isEmpty }
 
     /// How many chat numbers are held, over every token: the batch's size in postings.
-    private(set) var postingCount = 0
+    var postingCount: Int { postingChats.count }
 
-    /// Records that the chat `chat` holds the trigram `token` (its key). Chats are added in
-    /// ascending order of their numbers; adding the same pair twice in a row keeps one.
+    /// Records that the chat `chat` holds the trigram `token` (its key), chats in any order;
+    /// adding the same pair twice in a row keeps one.
     mutating func add(_ token: UInt64, chat: UInt32) {
         var slot = Int(truncatingIfNeeded: Trigrams.mix(token)) & mask
         while true {
             let held = slots[slot]
             if held < 0 { break }
             if tokens[Int(held)] == token {
-                if chats[Int(held)].last != chat {
-                    chats[Int(held)].append(chat)
-                    postingCount += 1
+                let last = latest[Int(held)]
+                if postingChats[Int(last)] != chat {
+                    latest[Int(held)] = Int32(postingChats.count)
+                    postingChats.append(chat)
+                    earlier.append(last)
                 }
                 return
             }
@@ -58,8 +65,9 @@ struct Postings {
         }
         slots[slot] = Int32(tokens.count)
         tokens.append(token)
-        chats.append([chat])
-        postingCount += 1
+        latest.append(Int32(postingChats.count))
+        postingChats.append(chat)
+        earlier.append(-1)
         if tokens.count * 2 > slots.count { grow() }
     }
 
@@ -75,6 +83,7 @@ struct Postings {
         let order = made.indices.sorted { made[$0] < made[$1] }
         var result: [(bucket: Int, blob: [UInt8])] = []
         var blob: [UInt8] = []
+        var list: [UInt32] = []
         var current = -1
         for index in order {
             let token = made[index]
@@ -85,7 +94,16 @@ struct Postings {
                 blob = []
             }
             withUnsafeBytes(of: token.littleEndian) { blob.append(contentsOf: $0) }
-            let list = chats[index]
+            // A blob holds each token's chats ascending, as gaps; the chats of a batch come in
+            // the order they were read, which need not be their numbers' (a chat indexed
+            // before keeps its number), so each chain is put in order here.
+            list.removeAll(keepingCapacity: true)
+            var posting = latest[index]
+            while posting >= 0 {
+                list.append(postingChats[Int(posting)])
+                posting = earlier[Int(posting)]
+            }
+            list.sort()
             Self.appendVarint(UInt64(list.count), to: &blob)
             var previous: UInt32 = 0
             for chat in list {
@@ -95,6 +113,31 @@ struct Postings {
         }
         if current >= 0 { result.append((current, blob)) }
         return result
+    }
+
+    /// The blob of one bucket holding `pairs`, sorted by token and then chat (a pair given
+    /// twice is kept once): what ``buckets(_:)`` writes for the same postings.
+    static func blob(sorted pairs: [(token: UInt64, chat: UInt32)]) -> [UInt8] {
+        var blob: [UInt8] = []
+        var start = 0
+        while start < pairs.count {
+            let token = pairs[start].token
+            var end = start
+            var chats: [UInt32] = []
+            while end < pairs.count, pairs[end].token == token {
+                if chats.last != pairs[end].chat { chats.append(pairs[end].chat) }
+                end += 1
+            }
+            withUnsafeBytes(of: token.littleEndian) { blob.append(contentsOf: $0) }
+            appendVarint(UInt64(chats.count), to: &blob)
+            var previous: UInt32 = 0
+            for chat in chats {
+                appendVarint(UInt64(chat &- previous), to: &blob)
+                previous = chat
+            }
+            start = end
+        }
+        return blob
     }
 
     /// The chats that hold `token` in `blob` (a bucket's blob), or an empty list; `nil` when

@@ -42,11 +42,12 @@ enum ChatFormat {
     /// read; a file that names another id is refused.
     static func stored(from text: String, id: String) throws(Unreadable) -> StoredChat {
         let stored = try stored(from: text)
-        guard stored.chat.id == id else {
-            throw Unreadable(reason: "the file says it is a different chat (its id field does not match)")
-        }
+        guard stored.chat.id == id else { throw Unreadable(reason: otherId) }
         return stored
     }
+
+    /// Why a file that names another chat's id is refused.
+    static let otherId = "the file says it is a different chat (its id field does not match)"
 
     /// The chat `text` holds, under whatever id it names, and its format, or why it cannot be
     /// read.

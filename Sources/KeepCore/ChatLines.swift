@@ -157,8 +157,35 @@ enum ChatLines {
         return try result.get()
     }
 
-    /// The chat in `bytes`, read line by line without a copy of them.
-    private static func chat(from bytes: UnsafeBufferPointer<UInt8>) throws(ChatFormat.Unreadable) -> Chat {
+    /// The chat `text` (format 3) holds without its messages, which `message` hears one at
+    /// a time, in order, as their lines are read, and how many there were: a chat of any
+    /// length is shown while only its text is held, never its messages together. Throws as
+    /// ``chat(from:)`` does, at the first damaged line (after the messages before it).
+    static func chat(
+        from text: String, messages message: (ChatMessage) -> Void
+    ) throws(ChatFormat.Unreadable) -> (chat: Chat, messages: Int) {
+        var text = text
+        var count = 0
+        let result = text.withUTF8 { bytes -> Result<Chat, ChatFormat.Unreadable> in
+            do throws(ChatFormat.Unreadable) {
+                return .success(
+                    try chat(from: bytes) { chat in
+                        for each in chat.messages { message(each) }
+                        count += chat.messages.count
+                        chat.messages.removeAll(keepingCapacity: true)
+                    })
+            } catch {
+                return .failure(error)
+            }
+        }
+        return (try result.get(), count)
+    }
+
+    /// The chat in `bytes`, read line by line without a copy of them; `handOff`, when
+    /// given, takes the messages out of the chat after each line.
+    private static func chat(
+        from bytes: UnsafeBufferPointer<UInt8>, handOff: (inout Chat) -> Void = { _ in }
+    ) throws(ChatFormat.Unreadable) -> Chat {
         // Only finished lines count: an unfinished last one was never acknowledged.
         let finished = ValueLines.finishedCount(bytes)
         guard let headEnd = bytes[..<finished].firstIndex(of: ValueLines.newline) else {
@@ -175,6 +202,7 @@ enum ChatLines {
             } catch {
                 throw ChatFormat.Unreadable(reason: "line \(number) is damaged: \(error.reason)")
             }
+            handOff(&chat)
             start = end + 1
         }
         return chat

@@ -109,13 +109,53 @@ public struct ChatRepository: Sendable {
         try await decode(id)
     }
 
+    /// The chat `id` a message at a time, for showing a chat of any length: `head` hears the
+    /// chat as its whole file leaves it (title, time, engine) with its messages left out, and
+    /// how many messages it has; then `message` hears each of them in order. Only the stored
+    /// text is held meanwhile, never the chat's messages together: a format 3 file is read
+    /// through twice (once for the head, once for the messages). Answers `false`, calling
+    /// neither, when there is no chat `id`; throws as ``read(_:)`` does, before `head` hears
+    /// anything.
+    public func stream(
+        _ id: String, head: (Chat, _ messages: Int) -> Void, message: (ChatMessage) -> Void
+    ) async throws(ChatError) -> Bool {
+        guard let text = try await text(of: id) else { return false }
+        guard ChatLines.headVersion(of: text) == ChatLines.version else {
+            // An older format is one object: read whole, as it always was.
+            var chat = try decode(text, id: id).chat
+            let messages = chat.messages
+            chat.messages = []
+            head(chat, messages.count)
+            messages.forEach(message)
+            return true
+        }
+        let summary: (chat: Chat, messages: Int)
+        do {
+            summary = try ChatLines.chat(from: text, messages: { _ in })
+        } catch {
+            throw .unreadable(UnreadableChat(id: id, reason: error.reason))
+        }
+        guard summary.chat.id == id else {
+            throw .unreadable(UnreadableChat(id: id, reason: ChatFormat.otherId))
+        }
+        head(summary.chat, summary.messages)
+        // The same bytes read the same way again: they cannot fail where they did not.
+        _ = try? ChatLines.chat(from: text, messages: message)
+        return true
+    }
+
     /// The chat stored under `id`, or `nil` when there is none (it may have vanished since a
     /// listing). Bytes that are not text, or text that is not a chat, are this chat's problem
     /// (``ChatError/unreadable(_:)``); anything else is the store's (``ChatError/storage(_:)``).
     private func decode(_ id: String) async throws(ChatError) -> StoredChat? {
-        let text: String?
+        guard let text = try await text(of: id) else { return nil }
+        return try decode(text, id: id)
+    }
+
+    /// The stored text of the chat `id`, or `nil` when there is none; errors as ``decode(_:)``'s.
+    private func text(of id: String) async throws(ChatError) -> String? {
         do throws(StorageError) {
-            text = try await storage.read(key(id))
+            return try await storage.read(key(id))
         } catch let error where Self.isDamage(error) {
             // Bad bytes, a symbolic link, a directory, a pipe, a file keep may not read: this
             // chat's problem, never the namespace's.
@@ -123,7 +163,10 @@ public struct ChatRepository: Sendable {
         } catch {
             throw .storage(error)
         }
-        guard let text else { return nil }
+    }
+
+    /// The chat `text` holds, stored under `id`.
+    private func decode(_ text: String, id: String) throws(ChatError) -> StoredChat {
         do {
             return try ChatFormat.stored(from: text, id: id)
         } catch {

@@ -172,6 +172,7 @@ struct KeepBench: Sendable {
         case .migration: MigrationScenario()
         case .history: HistoryScenario()
         case .turn: TurnScenario()
+        case .hugeChat: HugeChatScenario()
         }
     }
 }

@@ -139,6 +139,20 @@ enum RawFile {
         try retried("close", path) { close(file) }
     }
 
+    /// Appends `bytes` to the file `path` and flushes it: open with `O_APPEND`, one write,
+    /// one `fsync`, close. What a turn that is one append costs at the least.
+    static func appendAndFlush(_ path: String, _ bytes: [UInt8]) throws(StorageError) {
+        let file = try retried("open", path) { open(path, O_WRONLY | O_APPEND | O_CLOEXEC) }
+        do throws(StorageError) {
+            try writeAll(file, path: path, bytes, atOffset: nil)
+            try retried("fsync", path) { fsync(file) }
+        } catch {
+            _ = close(file)
+            throw error
+        }
+        try retried("close", path) { close(file) }
+    }
+
     /// Opens `path` for writing in place (creating it, 0600); the caller closes it.
     static func openForWriting(_ path: String) throws(StorageError) -> Int32 {
         try retried("open", path) { open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600) }

@@ -21,15 +21,16 @@ enum Sampler {
         for round in 0..<rounds {
             for index in contenders.indices.shuffled(using: &generator) {
                 let contender = contenders[index]
-                let warmUp = contender.sampleLimit == nil ? scale.warmUp : min(1, scale.warmUp)
+                let warmUp =
+                    contender.isCold ? 0 : contender.sampleLimit == nil ? scale.warmUp : min(1, scale.warmUp)
                 let kept = contender.sampleLimit.map { min($0, scale.repetitions) } ?? scale.repetitions
                 // The bounded contender's rounds end where everyone's warm-up ends plus its own count.
                 let first = scale.warmUp - warmUp
                 guard round >= first, round < scale.warmUp + kept else { continue }
                 let clock = ContinuousClock()
                 let start = clock.now
-                try await contender.sample()
-                let elapsed = clock.now - start
+                let measured = try await contender.sample()
+                let elapsed = measured ?? clock.now - start
                 if round >= scale.warmUp {
                     samples[index][round - scale.warmUp] = seconds(elapsed) / Double(contender.operationsPerSample)
                 }
@@ -45,8 +46,9 @@ enum Sampler {
 
 // MARK: - The shuffle
 
-/// SplitMix64: a small, fast generator whose whole sequence follows from its seed.
-private struct SplitMix64: RandomNumberGenerator {
+/// SplitMix64: a small, fast generator whose whole sequence follows from its seed (the
+/// sampler's shuffles, ``RealisticText``'s words).
+struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
 
     init(seed: UInt64) { state = seed }
@@ -58,4 +60,9 @@ private struct SplitMix64: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+}
+
+extension SplitMix64 {
+    /// A number in [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

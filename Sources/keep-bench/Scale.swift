@@ -23,8 +23,18 @@ struct Scale: Sendable, Equatable {
     var sealsPerSample: Int
     /// Secret Service calls per sample.
     var secretCallsPerSample: Int
-    /// The chat counts the history scenario lists and searches.
-    var historyCounts: [Int] = [1_000, 10_000, 40_000]
+    /// The counts of realistic chats the history scenario lists and searches.
+    var historyCounts: [Int] = [10_000, 40_000]
+    /// The counts of small (2 KB) chats it lists and searches too.
+    var smallHistoryCounts: [Int] = [10_000]
+    /// The counts of realistic chats it also seals, and lists and searches beside the plain
+    /// ones (each one of ``historyCounts``).
+    var sealedHistoryCounts: [Int] = [10_000, 40_000]
+    /// The size of the huge chat, in bytes, and how many realistic chats are beside it.
+    var hugeChatBytes = 200_000_000
+    var hugeChatCompany = 2_000
+    /// Samples kept for a contender that rebuilds the chat index (seconds each at 40,000 chats).
+    var coldRepetitions = 2
     /// The turns already in the chat the turn scenario adds a turn to.
     var turnCounts: [Int] = [1, 100, 1_000, 2_000]
     /// Whether this is the `--quick` scale.
@@ -38,7 +48,8 @@ struct Scale: Sendable, Equatable {
     static let quick = Scale(
         warmUp: 1, repetitions: 3, boundedRepetitions: 2, scalingCounts: [10, 1_000], chatCount: 200,
         writerCounts: [1, 4, 16], writesPerWriter: 1, slowRepetitions: 2, sealsPerSample: 32, secretCallsPerSample: 2,
-        historyCounts: [200], turnCounts: [1, 20], isQuick: true)
+        historyCounts: [200], smallHistoryCounts: [200], sealedHistoryCounts: [200], hugeChatBytes: 2_000_000,
+        hugeChatCompany: 50, coldRepetitions: 2, turnCounts: [1, 20], isQuick: true)
 
     /// This scale with `count` samples per contender (bounded ones keep their bound, or
     /// fewer when `count` is smaller).
@@ -47,6 +58,7 @@ struct Scale: Sendable, Equatable {
         scale.repetitions = count
         scale.boundedRepetitions = min(boundedRepetitions, count)
         scale.slowRepetitions = min(slowRepetitions, count)
+        scale.coldRepetitions = min(coldRepetitions, count)
         return scale
     }
 }

@@ -10,6 +10,7 @@ enum ScenarioID: String, CaseIterable, Sendable, Codable {
     case migration
     case history
     case turn
+    case hugeChat = "huge-chat"
 
     /// One line for `--help` and for the report.
     var summary: String {
@@ -22,8 +23,11 @@ enum ScenarioID: String, CaseIterable, Sendable, Codable {
         case .secrets: "has, get and set on the Secret Service (run inside scripts/with-keyring)"
         case .startup: "`keep chats --json` over 10,000 chats, as a whole process"
         case .migration: "the one-time copy of a store.json of 5,000 chats, against reading it once"
-        case .history: "listing and searching 1,000 to 40,000 chats through the chat index, against every file read raw"
-        case .turn: "one turn in a chat of 1 to 2,000 turns, against a raw durable write of the same bytes"
+        case .history:
+            "listing and searching 10,000 and 40,000 chats, warm and cold, plain and sealed, against cat and grep"
+        case .turn: "one turn in a chat of 1 to 2,000 turns, plain and sealed, against a raw append of the turn"
+        case .hugeChat:
+            "a 200 MB chat among realistic chats: listing, search, chats show and ask, against reading it once"
         }
     }
 }

@@ -5,59 +5,134 @@ import KeepCore
 import KeepEngines
 import KeepFileStore
 import KeepPorts
+import KeepSealed
 
-/// One turn of `keep ask` in a chat that already holds 1, 100, 1,000 and 2,000 turns (each
-/// a 200-byte question and a 2 KiB answer): the whole write path of a turn (the draft, the
-/// chat rewritten whole, the draft cleared, the chat index updated), against a
-/// raw durable write (two flushes) of as many bytes as the chat file holds. What the turn
-/// writes is measured once: the chat file's size, which is rewritten whole every turn.
+/// One turn of `keep ask` in a chat that already holds 1, 100, 1,000 and 2,000 turns (each a
+/// 200-byte question and a 2 KiB answer), plain and sealed (``/KeepSealed/SealedStorage``
+/// over the file store, under a key of the bench's own): the whole turn (TurnRunner: the
+/// draft, the answer, the turn appended, the draft cleared, the chat index told), and the
+/// part of it that holds the store's lock (the chat read afresh, the turn appended, the index
+/// told), against a raw append of the turn's bytes with one flush. All the chat lengths are
+/// in one comparison, so each is a ratio to the turn at 1 turn; sealed and plain sit side by
+/// side in one comparison per length. Measured once: the bytes one turn hands the store
+/// (a counting store over the file store; the index's own writes are not counted).
 struct TurnScenario: Scenario {
     let id = ScenarioID.turn
 
-    static let raw = "raw: write the chat's bytes durably (two flushes)"
-    static let turn = "keep turn (TurnRunner, echo engine)"
+    static let raw = "raw: append the turn's bytes to a file, one flush"
+    static let plainTurn = "plain: keep turn (TurnRunner, echo engine)"
+    static let sealedTurn = "sealed: keep turn (TurnRunner, echo engine)"
+    static let plainLocked = "plain: the turn under the store lock (read afresh, append, index)"
+    static let sealedLocked = "sealed: the turn under the store lock (read afresh, append, index)"
+    static let lockTitle = "a turn under the store lock, by the chat's length (plain)"
 
-    static func title(_ turns: Int) -> String { "a turn in a chat of \(Format.count(turns)) turns" }
-    static func written(_ turns: Int) -> String { "bytes a turn writes, chat of \(Format.count(turns)) turns" }
+    static func title(_ turns: Int) -> String {
+        "a turn in a chat of \(Format.count(turns)) turns, sealed against plain"
+    }
+    static func written(_ turns: Int, sealed: Bool = false) -> String {
+        "bytes a turn writes, chat of \(Format.count(turns)) turns\(sealed ? ", sealed" : "")"
+    }
+    static func locked(_ turns: Int) -> String { "under the lock, chat of \(Format.count(turns)) turns" }
+
+    /// One chat of `turns` turns in a store of its own, and the runner that adds to it.
+    private struct Setup: Sendable {
+        let id: String
+        let runner: TurnRunner
+        let lock: StoreLock
+        let repository: ChatRepository
+        let index: ChatIndex
+        let counting: CountingStorage
+    }
 
     func prepare(in directory: String, scale: Scale) async throws -> Preparation {
         var comparisons: [Comparison] = []
         var facts: [Fact] = []
+        var lockRows: [Contender] = []
+        let question = Payload.text(200, seed: -1)
+        let answer = Payload.text(2048, seed: -2)
+        let key = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 53 &+ 7) }
         for turns in scale.turnCounts {
-            let root = directory + "/\(turns)"
-            let store = try FileStore(root: root)
-            let repository = ChatRepository(storage: store)
-            let id = Payload.id("t", turns)
-            let start = Date(timeIntervalSince1970: 1_750_000_000)
-            let messages = (0..<turns * 2).map { index in
-                ChatMessage(
-                    role: index % 2 == 0 ? .user : .assistant,
-                    text: Payload.text(index % 2 == 0 ? 200 : 2048, seed: index), time: start)
+            let plain = try await Self.setup(turns, in: directory + "/plain-\(turns)", sealedWith: nil)
+            let sealed = try await Self.setup(turns, in: directory + "/sealed-\(turns)", sealedWith: key)
+            for (setup, isSealed) in [(plain, false), (sealed, true)] {
+                let before = setup.counting.bytes
+                let session = try await setup.runner.begin(question, in: setup.id)
+                _ = try await setup.runner.answer(question, in: session) { _ in }
+                facts.append(
+                    Fact(
+                        name: Self.written(turns, sealed: isSealed),
+                        value: Double(setup.counting.bytes - before) / 1024, unit: "KiB"))
             }
-            try await repository.save(
-                Chat(id: id, title: "a long chat", messages: messages, created: start, engine: "echo"))
-            _ = try await ChatIndex(root: root, storage: store).listing()
-            let runner = TurnRunner(
-                storage: store, lock: StoreLock(root: root), engine: EchoEngine(), indexRoot: root)
-            let question = Payload.text(200, seed: -1)
-            let chatFile = root + "/store/chats/" + id
-            let bytes = try RawFile.read(chatFile)
-            facts.append(Fact(name: Self.written(turns), value: Double(bytes.count) / 1024, unit: "KiB"))
             let rawDirectory = directory + "/raw-\(turns)"
             try RawFile.makeDirectories(rawDirectory)
+            let rawPath = rawDirectory + "/chat"
+            try RawFile.create(rawPath, [])
+            let line = Array((question + answer).utf8) + [0x0A]
+            lockRows.append(
+                Contender(Self.locked(turns), note: "plain", count: turns) {
+                    try await Self.locked(plain, question: question, answer: answer)
+                })
             comparisons.append(
                 Comparison(
-                    title: Self.title(turns), metric: .latency, operation: "turn", baseline: Self.raw,
+                    title: Self.title(turns), metric: .latency, operation: "turn", baseline: Self.plainTurn,
                     contenders: [
-                        Contender(Self.raw, count: turns) {
-                            try RawFile.replaceWithTwoFlushes(in: rawDirectory, name: "chat", bytes)
+                        Contender(Self.raw, count: turns) { try RawFile.appendAndFlush(rawPath, line) },
+                        Contender(Self.plainTurn, note: "the chat grows a turn per sample", count: turns) {
+                            let session = try await plain.runner.begin(question, in: plain.id)
+                            _ = try await plain.runner.answer(question, in: session) { _ in }
                         },
-                        Contender(Self.turn, note: "the chat grows a turn per sample", count: turns) {
-                            let session = try await runner.begin(question, in: id)
-                            _ = try await runner.answer(question, in: session) { _ in }
+                        Contender(Self.sealedTurn, note: "the chat grows a turn per sample", count: turns) {
+                            let session = try await sealed.runner.begin(question, in: sealed.id)
+                            _ = try await sealed.runner.answer(question, in: session) { _ in }
+                        },
+                        Contender(Self.plainLocked, count: turns) {
+                            try await Self.locked(plain, question: question, answer: answer)
+                        },
+                        Contender(Self.sealedLocked, count: turns) {
+                            try await Self.locked(sealed, question: question, answer: answer)
                         },
                     ]))
         }
+        if let first = scale.turnCounts.first {
+            comparisons.append(
+                Comparison(
+                    title: Self.lockTitle, metric: .latency, operation: "turn", baseline: Self.locked(first),
+                    contenders: lockRows))
+        }
         return .ready(comparisons, facts: facts)
+    }
+
+    private static func setup(_ turns: Int, in root: String, sealedWith key: [UInt8]?) async throws -> Setup {
+        let counting = CountingStorage(try FileStore(root: root))
+        let storage: any StampedStorage =
+            try key.map { try SealedStorage(counting, dataKey: $0, sealing: [.chats]) } ?? counting
+        let repository = ChatRepository(storage: storage)
+        let id = Payload.id("t", turns)
+        let start = Date(timeIntervalSince1970: 1_750_000_000)
+        let messages = (0..<turns * 2).map { index in
+            ChatMessage(
+                role: index % 2 == 0 ? .user : .assistant,
+                text: Payload.text(index % 2 == 0 ? 200 : 2048, seed: index), time: start)
+        }
+        try await repository.save(
+            Chat(id: id, title: "a long chat", messages: messages, created: start, engine: "echo"))
+        let index = ChatIndex(root: root, storage: storage)
+        _ = try await index.listing()
+        let lock = StoreLock(root: root)
+        let runner = TurnRunner(storage: storage, lock: lock, engine: EchoEngine(), indexRoot: root)
+        return Setup(id: id, runner: runner, lock: lock, repository: repository, index: index, counting: counting)
+    }
+
+    /// What a turn does while it holds the store's lock, as TurnRunner does it: the chat
+    /// read afresh, the turn appended, the index told.
+    private static func locked(_ setup: Setup, question: String, answer: String) async throws {
+        let held = try await setup.lock.acquire()
+        defer { held.release() }
+        let before = await setup.index.stamp(of: setup.id)
+        guard let session = try await ChatSession.open(setup.id, repository: setup.repository) else {
+            throw BenchError(.setup, "turn", "the chat \(setup.id) is gone")
+        }
+        _ = try await session.recordTurn(question: question, answer: answer, engine: "echo")
+        await setup.index.recorded(await session.chat, before: before)
     }
 }

@@ -32,7 +32,9 @@ struct QuickRunTests {
         // not landed yet runs everywhere.
         let measured = Set(report.scenarios.filter { !$0.comparisons.isEmpty }.map(\.id))
         #expect(
-            measured.isSuperset(of: [.durableWrite, .scaling, .reads, .concurrentWriters, .sealing, .history, .turn]))
+            measured.isSuperset(of: [
+                .durableWrite, .scaling, .reads, .concurrentWriters, .sealing, .history, .turn, .hugeChat,
+            ]))
     }
 
     @Test("every table has its baseline at 1.00×, and every row a median inside its p10–p90 spread")
@@ -61,31 +63,50 @@ struct QuickRunTests {
         let (report, _) = try await Self.quickRun()
         let facts = report.scenarios.flatMap(\.facts)
         let names = Set(facts.map(\.name))
-        #expect(names.contains(HistoryScenario.indexSize(200)))
-        for turns in Scale.quick.turnCounts { #expect(names.contains(TurnScenario.written(turns))) }
+        for kind in [ChatFixtures.Kind.realistic, .small] {
+            for name in [
+                HistoryScenario.indexSize(200, kind), HistoryScenario.chatBytes(200, kind),
+                HistoryScenario.averageBytes(200, kind), HistoryScenario.indexShare(200, kind),
+                HistoryScenario.coldSearchMemory(200, kind),
+            ] {
+                #expect(names.contains(name), "\(name)")
+            }
+        }
+        #expect(names.contains(HistoryScenario.chatBytes(200, sealed: true)))
+        for turns in Scale.quick.turnCounts {
+            #expect(
+                names.contains(TurnScenario.written(turns)) && names.contains(TurnScenario.written(turns, sealed: true))
+            )
+        }
+        #expect(names.contains(HugeChatScenario.showMemory) && names.contains(HugeChatScenario.hugeBytes))
         #expect(facts.allSatisfy { $0.value > 0 }, "\(facts.map(\.name))")
         let text = TableRenderer.render(report)
         #expect(text.contains("| \(HistoryScenario.indexSize(200)) |"))
+        // A realistic chat is about 19.5 KB as keep writes it; the small ones about 2 KB.
+        let average = try #require(facts.first { $0.name == HistoryScenario.averageBytes(200) }?.value)
+        #expect(average > 15_000 && average < 24_000, "\(average)")
     }
 
     @Test("the targets are judged where the quick run measures them, and said to be unmeasured where not")
     func theTargetsAreJudged() async throws {
         let (report, _) = try await Self.quickRun()
-        #expect(report.targets.count == 9)
+        #expect(report.targets.count == 25)
         for verdict in report.targets {
             #expect((verdict.met == nil) == (verdict.measured == nil), "\(verdict.target)")
         }
-        // A quick run stops at 1,000 keys and lists 200 chats at one count, so the targets at
-        // 100,000 keys and 10,000 chats, and a growth per chat, are the ones it cannot judge.
-        let unmeasured = report.targets.filter { $0.met == nil }.map(\.target)
+        // A quick run stops at 1,000 keys, 200 chats and 20 turns, so it judges only the
+        // targets that hold at any size: the durable writes, the writers, sealing, and a
+        // sealed turn at 1 turn; the others are said to be unmeasured, never guessed.
+        let measured = report.targets.filter { $0.met != nil }.map(\.target)
         #expect(
-            unmeasured == [
-                "writing one key at 100,000 keys within 1.2× of at 10",
-                "listing 10,000 chats in process within 0.5× of reading every file raw",
-                "keep chats --json over 10,000 chats, a whole process, within 1× of reading every file raw",
-                "searching 10,000 chats within 0.5× of the bench's scan of every file",
-                "a listing process's peak memory growing by at most 1 KiB per chat",
+            measured == [
+                "a durable write of 1 KiB within 1.15× of the two-flush floor",
+                "a durable write of 64 KiB within 1.15× of the two-flush floor",
+                "with 16 writers, at least SQLite WAL FULL's durable writes per second",
+                "sealing 64 KiB within 1.1× of raw EVP",
+                "a sealed turn within 1.1× of a plain one, in a chat of 1 turn",
             ])
+        #expect(report.targets.contains { $0.target.contains("40,000 realistic chats") && $0.met == nil })
     }
 
     @Test("the tables print one Markdown table per comparison, every row with five cells")

@@ -81,6 +81,23 @@ struct TrigramSearchTests {
         #expect(keys.count == 1 && keys.contains(Trigrams.key(120, 121, 122)))
     }
 
+    @Test("chats added out of their numbers' order (a chat indexed before keeps its number) come back in order")
+    func postingsInAnyOrder() throws {
+        var postings = Postings(capacity: 4)
+        // Read in the order a directory listing gives, not by number (and the last one twice).
+        for chat: UInt32 in [9, 3, 5, 1] {
+            postings.add(77, chat: chat)
+            postings.add(78, chat: chat)
+        }
+        postings.add(77, chat: 1)
+        let token = { (key: UInt64) -> UInt64 in Trigrams.mix(key) }
+        let buckets = try postings.buckets(token)
+        for key: UInt64 in [77, 78] {
+            let blob = try #require(buckets.first { $0.bucket == Postings.bucket(token(key)) }?.blob)
+            #expect(Postings.chats(holding: token(key), in: blob) == [1, 3, 5, 9])
+        }
+    }
+
     @Test("postings come back from their buckets as they went in; a damaged bucket is refused")
     func postingsRoundTrip() throws {
         var random = SeededGenerator(seed: 42)
@@ -131,6 +148,34 @@ struct TrigramSearchTests {
             try transaction.query("SELECT count(DISTINCT batch) FROM grams")[0].integer(0)
         }
         #expect(batches == 5)
+    }
+
+    @Test("past the bound on batches they are merged into one, bucket by bucket, and the search stays exact")
+    func batchesMerge() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try FileStore(root: directory.path)
+        let repository = ChatRepository(storage: store)
+        let count = ChatIndexSchema.batchBound + 8
+        for number in 1...count {
+            try await repository.save(Self.chat(number, ["question \(number) word\(number)q", "answer in zürich"]))
+        }
+        try Self.age(directory)
+        var limits = ChatIndex.Limits()
+        limits.batchChats = 1
+        limits.inlineText = 0
+        let index = ChatIndex(root: directory.path, storage: store, limits: limits)
+        let database = try SQLiteDatabase(path: index.path)
+        #expect(try await index.search("WORD3Q") == (try await repository.search("WORD3Q")))
+        let pieces = try await database.read { transaction throws(SQLiteError) in
+            try ChatIndexSchema.pieces(in: transaction)
+        }
+        // One batch a chat would be 40 of them: fewer than the bound means they were merged.
+        #expect(pieces.batches < ChatIndexSchema.batchBound, "merged: \(pieces.batches) batches")
+        #expect(pieces.batches >= 1)
+        for number in [1, 2, ChatIndexSchema.batchBound, count] {
+            #expect(try await index.search("word\(number)q") == (try await repository.search("word\(number)q")))
+        }
+        #expect(try await index.search("ZURICH").count == count)
     }
 
     @Test("many turns fold their deltas into a batch, and the search stays exact")

@@ -38,6 +38,45 @@ struct ChatFormatThreeTests {
             ChatMessage(role: .assistant, text: "echo: a second question\nwith two lines", time: time),
         ], created: time, updated: time, engine: "echo", system: nil)
 
+    @Test("a chat streamed is its head with the count of its messages first, then every message in order, as read")
+    func aChatStreamsMessageByMessage() async throws {
+        // Format 3, read line by line; format 2, an object read whole.
+        for file in ["chat-format-3.jsonl", "chat-format-2.json"] {
+            let id = Self.fixtureId
+            let repository = ChatRepository(
+                storage: MemoryStorage([StorageKey(.chats, id): try Self.fixture(file)]))
+            let whole = try #require(try await repository.read(id))
+            var heads: [(Chat, Int)] = []
+            var messages: [ChatMessage] = []
+            let shown = try await repository.stream(
+                id, head: { chat, count in heads.append((chat, count)) },
+                message: { message in
+                    // The head came first, and only once.
+                    #expect(heads.count == 1)
+                    messages.append(message)
+                })
+            #expect(shown)
+            #expect(messages == whole.messages && !messages.isEmpty, "\(file)")
+            let head = try #require(heads.first)
+            var bare = whole
+            bare.messages = []
+            #expect(head.0 == bare && head.1 == whole.messages.count, "\(file)")
+        }
+        let repository = ChatRepository(storage: MemoryStorage())
+        // None there: neither is called; a damaged one throws before the head.
+        #expect(
+            try await repository.stream("20261201-053548-000000", head: { _, _ in Issue.record() }, message: { _ in })
+                == false)
+        let damaged = ChatRepository(
+            storage: MemoryStorage([
+                StorageKey(.chats, Self.fixtureId): try Self.fixture("chat-format-3.jsonl") + "{\"type\":\n"
+            ]))
+        await #expect(throws: ChatError.self) {
+            _ = try await damaged.stream(
+                Self.fixtureId, head: { _, _ in Issue.record("a damaged chat had a head") }, message: { _ in })
+        }
+    }
+
     @Test("the format 3 fixture a build wrote reads as the chat it was, and this build writes it byte for byte")
     func theFormatThreeFixtureReads() async throws {
         let text = try Self.fixture("chat-format-3.jsonl")

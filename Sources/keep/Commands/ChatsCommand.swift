@@ -147,39 +147,49 @@ enum ChatsCommand {
         }
     }
 
+    /// `keep chats show ID`: the chat's head, then its messages as they are read (a chat of
+    /// any length is printed a message at a time, holding only its stored text: see
+    /// ``/KeepCore/ChatRepository/stream(_:head:message:)``), then its unanswered question.
+    /// `--json` prints the whole chat as one object.
     static func showChat(_ invocation: Invocation) async throws {
-        let (id, chats, chat) = try await namedChat(invocation)
-        var draft: String?
-        do throws(ChatError) {
-            draft = try await chats.draft(for: id)
-        } catch  where error.code == .unreadableDraft && chat != nil {
-            // A draft that cannot be read is its own problem: the chat is shown all the same.
-            invocation.console.warning(error.description)
+        if invocation.json {
+            let (id, chats, chat) = try await namedChat(invocation)
+            let draft = try await draft(of: id, in: chats, chatIsThere: chat != nil, invocation)
+            guard let chat = chat ?? draft.map({ _ in Chat(id: id, created: ChatIdTime.date(of: id) ?? Date()) }) else {
+                throw CommandFailure.failure("there is no chat \(StorageError.quoted(id)); `keep chats` lists them")
+            }
+            return try invocation.printJSON(ChatReport(chat, draft: draft))
+        }
+        let id = try await invocation.chatId(invocation.positional(0) ?? "")
+        let chats = ChatRepository(storage: try await storage(invocation))
+        let console = invocation.console
+        // As the answers showed in the chat, on a terminal: rendered, keep's `> ` distinct from a quote.
+        let mode =
+            console.outputIsTerminal
+            ? AnswerPrinter.Mode.choose(
+                outputIsTerminal: true, noColor: console.noColor, raw: false, width: console.columns) : nil
+        let shown: Bool
+        do {
+            shown = try await chats.stream(
+                id, head: { chat, count in showHead(chat, messages: count, console) },
+                message: { message in
+                    if let mode {
+                        console.out(Transcript.text(of: CollectionOfOne(message), mode: mode, note: origin(of:)))
+                    } else {
+                        console.show(message.role == .user ? "\n> \(quoted(message.text))\n" : "\(message.text)\n")
+                        if let origin = origin(of: message) { console.show("  (\(origin))\n") }
+                    }
+                })
         } catch {
             throw CommandFailure.because(error)
         }
-        // A new chat that is only its draft: begun when its id says (the draft keeps no time).
-        let begun = ChatIdTime.date(of: id) ?? Date()
-        guard let chat = chat ?? draft.map({ _ in Chat(id: id, created: begun) }) else {
-            throw CommandFailure.failure("there is no chat \(StorageError.quoted(id)); `keep chats` lists them")
-        }
-        if invocation.json { return try invocation.printJSON(ChatReport(chat, draft: draft)) }
-        let console = invocation.console
-        console.show(
-            "\(chat.title.isEmpty ? "(untitled)" : Console.field(chat.title))\n\(Console.field(chat.id)) · "
-                + count(chat.messages.count, "message")
-                + (chat.messages.isEmpty ? "" : " · updated \(localTime(chat.updated))") + "\n")
-        if let system = chat.system, !system.isEmpty { console.show("system prompt: \(quoted(system))\n") }
-        if console.outputIsTerminal {
-            // As the answers showed in the chat: rendered, keep's `> ` distinct from a quote.
-            let mode = AnswerPrinter.Mode.choose(
-                outputIsTerminal: true, noColor: console.noColor, raw: false, width: console.columns)
-            console.out(Transcript.text(of: chat.messages, mode: mode, note: origin(of:)))
-        } else {
-            for message in chat.messages {
-                console.show(message.role == .user ? "\n> \(quoted(message.text))\n" : "\(message.text)\n")
-                if let origin = origin(of: message) { console.show("  (\(origin))\n") }
+        let draft = try await draft(of: id, in: chats, chatIsThere: shown, invocation)
+        if !shown {
+            // A new chat that is only its draft: begun when its id says (the draft keeps no time).
+            guard draft != nil else {
+                throw CommandFailure.failure("there is no chat \(StorageError.quoted(id)); `keep chats` lists them")
             }
+            showHead(Chat(id: id, created: ChatIdTime.date(of: id) ?? Date()), messages: 0, console)
         }
         if let draft {
             let mode = AnswerPrinter.Mode.choose(
@@ -190,10 +200,35 @@ enum ChatsCommand {
                     + (mode == .raw
                         ? "> \(TerminalText.neutralised(quoted(draft)))\n" : Transcript.question(draft, mode: mode))
                     + TerminalText.neutralised(
-                        "(unanswered: `keep ask --chat \(Console.field(chat.id))` asks it again, as does Enter in "
-                            + "`keep chat \(Console.field(chat.id))`)\n"
+                        "(unanswered: `keep ask --chat \(Console.field(id))` asks it again, as does Enter in "
+                            + "`keep chat \(Console.field(id))`)\n"
                     ))
         }
+    }
+
+    /// The draft of the chat `id`; one that cannot be read is said as a warning when the chat
+    /// itself is there (and shown all the same), else it is the command's failure.
+    private static func draft(
+        of id: String, in chats: ChatRepository, chatIsThere: Bool, _ invocation: Invocation
+    ) async throws -> String? {
+        do throws(ChatError) {
+            return try await chats.draft(for: id)
+        } catch  where error.code == .unreadableDraft && chatIsThere {
+            invocation.console.warning(error.description)
+            return nil
+        } catch {
+            throw CommandFailure.because(error)
+        }
+    }
+
+    /// The lines above a chat's messages: its title, id, how many messages, when updated, and
+    /// its system prompt.
+    private static func showHead(_ chat: Chat, messages count: Int, _ console: Console) {
+        console.show(
+            "\(chat.title.isEmpty ? "(untitled)" : Console.field(chat.title))\n\(Console.field(chat.id)) · "
+                + Self.count(count, "message")
+                + (count == 0 ? "" : " · updated \(localTime(chat.updated))") + "\n")
+        if let system = chat.system, !system.isEmpty { console.show("system prompt: \(quoted(system))\n") }
     }
 
     // MARK: - Remove
