@@ -297,23 +297,7 @@ struct JSONLineReader: ~Copyable {
         case UInt8(ascii: "{"):
             try readObject { (reader, _) throws(Failure) in try reader.skipValue(depth: depth + 1) }
         case UInt8(ascii: "["):
-            index += 1
-            skipSpace()
-            if peek() == UInt8(ascii: "]") {
-                index += 1
-                return
-            }
-            while true {
-                try skipValue(depth: depth + 1)
-                skipSpace()
-                switch peek() {
-                case UInt8(ascii: ","): index += 1
-                case UInt8(ascii: "]"):
-                    index += 1
-                    return
-                default: throw Failure(reason: "an array is not closed")
-                }
-            }
+            try array { (reader) throws(Failure) in try reader.skipValue(depth: depth + 1) }
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")
