@@ -141,7 +141,7 @@ package struct ChatIndex: Sendable {
     /// otherwise its summary is updated and its text left for the next search to read.
     ///
     /// Never fails: an index that cannot be updated is caught by the stamps later.
-    package func recorded(_ chat: Chat, before: FileStamp?) async {
+    package func recorded(_ chat: Chat, before: ValueStamp?) async {
         guard FileManager.default.fileExists(atPath: path), let after = await stamp(of: chat.id), after.isRegularFile,
             let database = try? await open()
         else { return }
@@ -174,7 +174,7 @@ package struct ChatIndex: Sendable {
 
     /// The stamp of the chat `id` now, through the store, or `nil` when it has none (or
     /// the store cannot stamp it now: the next refresh reads it again).
-    package func stamp(of id: String) async -> FileStamp? {
+    package func stamp(of id: String) async -> ValueStamp? {
         try? await storage.stamp(StorageKey(.chats, id))
     }
 
@@ -204,7 +204,7 @@ package struct ChatIndex: Sendable {
         // The index is read on its own thread while the files are stamped on the file
         // stores': an entry is trusted by its stamp alone, whichever was read first.
         async let prefetched = readIfPresent()
-        let stamps: [String: FileStamp]
+        let stamps: [String: ValueStamp]
         do {
             stamps = try await storage.stamps(.chats)
         } catch {
@@ -268,7 +268,7 @@ package struct ChatIndex: Sendable {
     /// One pass: the index held against the stamps, the changed chats read again a batch at
     /// a time, each batch written in a transaction of its own.
     private func refresh(
-        _ index: Indexed, against stamps: [String: FileStamp], started: Int64, withText: Bool
+        _ index: Indexed, against stamps: [String: ValueStamp], started: Int64, withText: Bool
     ) async throws -> Refreshed {
         let known = ChatIndexSchema.compare(index.entries, with: stamps, withText: withText)
         var chats = known.trusted.map(\.summary)

@@ -1,6 +1,7 @@
 import Foundation
 import KeepCore
 import KeepFileStore
+import KeepPorts
 import KeepSQLite
 
 /// What the chat index keeps of a chat besides its id, title and engine, in one `BLOB` of
@@ -13,7 +14,7 @@ import KeepSQLite
 /// mostly its cost per column read. A blob of any other length is damage, and rebuilds the
 /// index like any other.
 struct ChatIndexFacts: Equatable {
-    let stamp: FileStamp
+    let stamp: ValueStamp
     let created: Date
     let updated: Date
     let messages: Int
@@ -23,7 +24,7 @@ struct ChatIndexFacts: Equatable {
     /// The blob's length.
     static let byteCount = 7 * 8
 
-    init(stamp: FileStamp, created: Date, updated: Date, messages: Int, hasText: Bool, settled: Bool) {
+    init(stamp: ValueStamp, created: Date, updated: Date, messages: Int, hasText: Bool, settled: Bool) {
         self.stamp = stamp
         self.created = created
         self.updated = updated
@@ -33,7 +34,7 @@ struct ChatIndexFacts: Equatable {
     }
 
     /// The facts of a chat summarised as `summary`, read from a file of `stamp`.
-    init(_ summary: ChatSummary, stamp: FileStamp, hasText: Bool, settled: Bool) {
+    init(_ summary: ChatSummary, stamp: ValueStamp, hasText: Bool, settled: Bool) {
         self.init(
             stamp: stamp, created: summary.created, updated: summary.updated, messages: summary.messageCount,
             hasText: hasText, settled: settled)
@@ -56,7 +57,7 @@ struct ChatIndexFacts: Equatable {
             Int64(littleEndian: blob.loadUnaligned(fromByteOffset: number * 8, as: Int64.self))
         }
         let fields = (field(0), field(1), field(2), field(3), field(4), field(5), field(6))
-        stamp = FileStamp(size: fields.0, modified: fields.1, inode: UInt64(bitPattern: fields.2))
+        stamp = ValueStamp(size: fields.0, modified: fields.1, inode: UInt64(bitPattern: fields.2))
         created = Date(timeIntervalSince1970: Double(bitPattern: UInt64(bitPattern: fields.3)))
         updated = Date(timeIntervalSince1970: Double(bitPattern: UInt64(bitPattern: fields.4)))
         messages = Int(fields.5)

@@ -27,7 +27,7 @@ enum ChatIndexSchema {
     struct Entry: Sendable {
         let number: UInt32
         let summary: ChatSummary
-        let stamp: FileStamp
+        let stamp: ValueStamp
         let hasText: Bool
         let settled: Bool
     }
@@ -40,7 +40,7 @@ enum ChatIndexSchema {
         var trusted: [Entry] = []
         /// The chats to read again (changed, new, not settled, without the text wanted, or
         /// no longer a regular file), with the entry the index holds for them, if any.
-        var stale: [(id: String, stamp: FileStamp, entry: Entry?)] = []
+        var stale: [(id: String, stamp: ValueStamp, entry: Entry?)] = []
         /// Indexed chats whose file is gone.
         var gone: [String] = []
     }
@@ -118,7 +118,7 @@ enum ChatIndexSchema {
     /// file still has the stamp it was indexed from is trusted, and only when it was settled
     /// when indexed (a file changed in the same tick of the clock as its read could
     /// otherwise keep its size, time and inode) and its trigrams are indexed when `withText`.
-    static func compare(_ entries: [Entry], with stamps: [String: FileStamp], withText: Bool) -> Comparison {
+    static func compare(_ entries: [Entry], with stamps: [String: ValueStamp], withText: Bool) -> Comparison {
         var comparison = Comparison()
         comparison.trusted.reserveCapacity(stamps.count)
         var matched = 0

@@ -352,7 +352,7 @@ struct ChatIndexFactsTests {
     @Test("facts come back from their blob as they went in, to the bit; a blob of another length is a mismatch")
     func roundTrip() throws {
         let facts = ChatIndexFacts(
-            stamp: FileStamp(size: 1 << 40, modified: 1_750_000_000_123_456_789, inode: .max - 6),
+            stamp: ValueStamp(size: 1 << 40, modified: 1_750_000_000_123_456_789, inode: .max - 6),
             created: Date(timeIntervalSince1970: 1_750_000_000.123), updated: Date(timeIntervalSince1970: -0.5),
             messages: 4_000, hasText: false, settled: true)
         #expect(facts.blob.count == ChatIndexFacts.byteCount)
