@@ -77,10 +77,7 @@ public struct FileStore: StampedStorage {
         self.root = try DataRoot.checked(root)
         writer = AtomicWriter(calls: calls, flushing: flushing)
         // The data root is yours (see `Ownership`): checked before anything under it is used.
-        try Ownership.checkDirectories(
-            [self.root, AtomicWriter.join(self.root, "store")]
-                + Namespace.allCases.map { Self.directory(self.root, $0) },
-            calls: calls)
+        try Ownership.checkDirectories(Self.directories(self.root), calls: calls)
         for namespace in Namespace.allCases {
             try writer.sweep(directory(namespace))
         }
@@ -221,6 +218,12 @@ public struct FileStore: StampedStorage {
 
     private func directory(_ namespace: Namespace) -> String {
         Self.directory(root, namespace)
+    }
+
+    /// Every directory the store under `root` keeps data in: the root, `store` and each
+    /// namespace's, in that order (what the ownership rule checks).
+    package static func directories(_ root: String) -> [String] {
+        [root, AtomicWriter.join(root, "store")] + Namespace.allCases.map { directory(root, $0) }
     }
 
     /// The directory of `namespace` in the store under `root`.

@@ -79,10 +79,6 @@ package enum Ownership {
             if error == ENOENT { return }
             throw .system("stat", path: path, errno: error)
         }
-        let status = FileStatus(
-            kind: info.st_mode & S_IFMT == S_IFDIR ? .directory : .regular, size: 0, modified: 0, inode: 0,
-            linkCount: 1, owner: UInt32(info.st_uid),
-            permissions: UInt32(info.st_mode) & 0o7777)
-        if let refusal = refusal(path, status) { throw refusal }
+        if let refusal = refusal(path, POSIXFileSystem.status(info)) { throw refusal }
     }
 }

@@ -231,7 +231,7 @@ package struct POSIXFileSystem: FileSystemCalls {
 
     /// The parts of `info` the adapters use. The modification time is `st_mtim` on Linux and
     /// `st_mtimespec` on Darwin: the one place that difference is spelled.
-    private static func status(_ info: stat) -> FileStatus {
+    package static func status(_ info: stat) -> FileStatus {
         let kind: FileStatus.Kind =
             switch info.st_mode & S_IFMT {
             case S_IFREG: .regular

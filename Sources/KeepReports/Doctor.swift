@@ -94,11 +94,8 @@ package enum Doctor {
                 "data root", .problem, "\(root) is not a directory", advice: "move that file away, then run keep again")
         }
         // The data root is yours (Ownership): no other user owns it or may change it.
-        let store = (root as NSString).appendingPathComponent("store")
-        let directories =
-            [root, store] + Namespace.allCases.map { (store as NSString).appendingPathComponent($0.rawValue) }
         do {
-            try Ownership.checkDirectories(directories, calls: POSIXFileSystem())
+            try Ownership.checkDirectories(FileStore.directories(root), calls: POSIXFileSystem())
         } catch {
             return .init(
                 "data root", .problem, error.description,

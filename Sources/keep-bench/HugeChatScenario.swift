@@ -40,7 +40,6 @@ struct HugeChatScenario: Scenario {
         let size = try await Self.layDownHuge(hugeId, at: hugePath, bytes: scale.hugeChatBytes)
         RawFile.flushEverything()
         let files = try FileStore(root: root)
-        let repository = ChatRepository(storage: files)
         let index = ChatIndex(root: root, storage: files)
         let text = HistoryScenario.text(in: ChatFixtures.chat(0, .realistic).turns[0].question)
         guard try await index.listing().chats.count == laid.count + 1, try await !index.search(text).isEmpty else {
