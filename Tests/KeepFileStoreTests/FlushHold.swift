@@ -18,6 +18,7 @@ final class FlushHold: ForwardingFileSystemCalls {
     let base: any FileSystemCalls
     private let held = Atomic<Bool>(false)
     private let gate = DispatchSemaphore(value: 0)
+    private let inLock = Atomic<Int>(0)
 
     init(base: any FileSystemCalls) {
         self.base = base
@@ -25,6 +26,17 @@ final class FlushHold: ForwardingFileSystemCalls {
 
     /// Whether the first directory flush has been made and is being held.
     var holding: Bool { held.load(ordering: .acquiring) }
+
+    /// How many calls wait for a value's lock right now: an append (or a write) of the value
+    /// whose file the held writer has locked waits there, not for a flush, until
+    /// ``release()``.
+    var waitingForLocks: Int { inLock.load(ordering: .acquiring) }
+
+    func lock(_ file: OpenFile) throws(StorageError) {
+        inLock.add(1, ordering: .acquiringAndReleasing)
+        defer { inLock.subtract(1, ordering: .acquiringAndReleasing) }
+        try base.lock(file)
+    }
 
     /// Lets the held flush return (or the first one, when it comes, pass).
     func release() { gate.signal() }

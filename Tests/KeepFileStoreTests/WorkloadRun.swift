@@ -114,7 +114,8 @@ struct WorkloadRun: Sendable {
 
     /// Runs `operations` at once on one store, each on a thread of its own: the first alone
     /// until its directory flush is made, then the others while that flush is held under way,
-    /// until each of them waits for a flush of `flushing` or is done.
+    /// until each of them waits for a flush of `flushing`, waits for a lock the first one
+    /// holds (an append to the value it is replacing), or is done.
     private static func sharing(
         _ operations: [Workload.Operation], on disk: SimulatedDisk, root: String, flushing: any CountingFlushing,
         calls: @escaping @Sendable (SimulatedDisk) -> any FileSystemCalls
@@ -147,7 +148,11 @@ struct WorkloadRun: Sendable {
         tasks += operations.indices.dropFirst().map(launch)
         // The first stays in its flush until every other writer waits for a flush or is done.
         let directory = root + "/store/" + (operations.first?.namespace.rawValue ?? "")
-        while flushing.waiting(in: directory) + done.count < operations.count - 1, done.count < operations.count {
+        // A writer behind the first one's lock can neither flush nor finish before the release:
+        // waiting for it to would wait for ever.
+        while flushing.waiting(in: directory) + hold.waitingForLocks + done.count < operations.count - 1,
+            done.count < operations.count
+        {
             await Task.yield()
         }
         hold.release()
