@@ -1,5 +1,6 @@
 import KeepApp
 import KeepCore
+import KeepEngines
 
 /// What `keep servers` shows (and prints with `--json`): every server, the default marked,
 /// and the entries of the servers file that are not used.

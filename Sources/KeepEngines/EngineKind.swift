@@ -1,8 +1,7 @@
 import KeepCore
-import KeepEngines
 import KeepPorts
 
-/// One engine `keep` can answer with, as the one table (``EngineCatalog``) lists it: its
+/// One engine `keep` can answer with, as the app's one table (`EngineCatalog`, in KeepApp) lists it: its
 /// id, how the settings describe it, how it is built, and what `keep doctor` checks for it.
 package struct EngineKind: Sendable {
     /// What an engine needs before it can answer: what `keep doctor` checks for it.
@@ -29,6 +28,18 @@ package struct EngineKind: Sendable {
         package let keyringUnavailable: SecretsError?
         /// The server a remote engine asks (``ServerBook``).
         package let server: ServerProfile
+
+        /// What an engine is built from: `settings`, the keychain `secrets`, why no keyring
+        /// answers (`keyringUnavailable`, when none does), and the `server` asked.
+        package init(
+            settings: SettingsStore, secrets: any SecretsPort, keyringUnavailable: SecretsError?,
+            server: ServerProfile
+        ) {
+            self.settings = settings
+            self.secrets = secrets
+            self.keyringUnavailable = keyringUnavailable
+            self.server = server
+        }
     }
 
     /// The value of the `engineId` setting that chooses it, and what a chat records.
