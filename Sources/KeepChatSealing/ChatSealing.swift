@@ -191,7 +191,8 @@ package enum ChatSealing: Sendable {
             let marker = ChatSealingMarker(phase: .plain, keyCheck: nil)
             try await marker.write(storage)
             return plain(
-                .plain("they were kept before a keyring answered; `keep chats seal` seals them"), storage, marker: marker)
+                .plain("they were kept before a keyring answered; `keep chats seal` seals them"), storage,
+                marker: marker)
         }
         var key: [UInt8]
         do {
@@ -232,7 +233,8 @@ package enum ChatSealing: Sendable {
     }
 
     /// The chats plain, written only while the root's marker is `marker` (`nil`: none).
-    private static func plain(_ state: ChatSealing, _ storage: any StampedStorage, marker: ChatSealingMarker?) -> Opened {
+    private static func plain(_ state: ChatSealing, _ storage: any StampedStorage, marker: ChatSealingMarker?) -> Opened
+    {
         Opened(state: state, storage: MarkerCheckedStorage(storage, launched: marker), indexing: PlainChatIndexing())
     }
 
