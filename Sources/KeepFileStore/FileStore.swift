@@ -76,7 +76,9 @@ public struct FileStore: StampedStorage {
     ) throws(StorageError) {
         self.root = try DataRoot.checked(root)
         writer = AtomicWriter(calls: calls, flushing: flushing)
-        // The data root is yours (see `Ownership`): checked before anything under it is used.
+        // The data root is yours (see `Ownership`), and so is the way to it: checked before
+        // anything under it is used.
+        try Ownership.checkAncestors(of: self.root)
         try Ownership.checkDirectories(Self.directories(self.root), calls: calls)
         for namespace in Namespace.allCases {
             try writer.sweep(directory(namespace))

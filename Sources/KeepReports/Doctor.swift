@@ -95,7 +95,16 @@ package enum Doctor {
             return .init(
                 "data root", .problem, "\(root) is not a directory", advice: "move that file away, then run keep again")
         }
-        // The data root is yours (Ownership): no other user owns it or may change it.
+        // The data root is yours (Ownership): no other user owns it or may change it, nor
+        // any directory on the way to it.
+        do {
+            try Ownership.checkAncestors(of: root)
+        } catch {
+            return .init(
+                "data root", .problem, error.description,
+                advice: "set XDG_DATA_HOME to a directory of your own, or have \(error.path ?? "that directory") made "
+                    + "writable by its owner alone (chmod go-w), or sticky (chmod +t) if it is shared")
+        }
         do {
             try Ownership.checkDirectories(FileStore.directories(root), calls: POSIXFileSystem())
         } catch {

@@ -156,23 +156,43 @@ import KeepPorts
         static func openFramed(
             _ cipher: Cipher, key: UnsafeRawBufferPointer, aad: [UInt8], sealed: [UInt8]
         ) throws(SealingError) -> [UInt8] {
+            var plaintext: [UInt8] = []
+            try openFramed(cipher, key: key, aad: aad, sealed: sealed, appendingTo: &plaintext)
+            return plaintext
+        }
+
+        /// ``openFramed(_:key:aad:sealed:)``, its plaintext appended to `out` (decrypted in
+        /// place there, no copy of its own); on any error `out` is as it was.
+        static func openFramed(
+            _ cipher: Cipher, key: UnsafeRawBufferPointer, aad: [UInt8], sealed: [UInt8], appendingTo out: inout [UInt8]
+        ) throws(SealingError) {
             let nonceCount = SealedPayload.nonceCount
             guard sealed.count >= nonceCount + SealedPayload.tagCount else {
                 throw SealingError(code: .malformed, operation: "open", detail: "the bytes are too short to be sealed")
             }
             let tagStart = sealed.count - SealedPayload.tagCount
-            let count = tagStart - nonceCount
-            return try [UInt8](unsafeUninitializedCapacity: count) { (buffer, initialized) throws(SealingError) in
-                try sealed.withBytes { (all) throws(SealingError) in
-                    try aad.withBytes { (aad) throws(SealingError) in
-                        try openAES256GCM(
-                            cipher, key: key, nonce: UnsafeRawBufferPointer(rebasing: all[..<nonceCount]), aad: aad,
-                            ciphertext: UnsafeRawBufferPointer(rebasing: all[nonceCount..<tagStart]),
-                            tag: UnsafeRawBufferPointer(rebasing: all[tagStart...]),
-                            plaintext: UnsafeMutableRawBufferPointer(buffer))
+            let start = out.count
+            out.append(contentsOf: repeatElement(0, count: tagStart - nonceCount))
+            // The array's closure rethrows untyped: the typed error is carried out of it.
+            let failure = out.withUnsafeMutableBytes { (all) -> SealingError? in
+                do throws(SealingError) {
+                    try sealed.withBytes { (sealed) throws(SealingError) in
+                        try aad.withBytes { (aad) throws(SealingError) in
+                            try openAES256GCM(
+                                cipher, key: key, nonce: UnsafeRawBufferPointer(rebasing: sealed[..<nonceCount]),
+                                aad: aad, ciphertext: UnsafeRawBufferPointer(rebasing: sealed[nonceCount..<tagStart]),
+                                tag: UnsafeRawBufferPointer(rebasing: sealed[tagStart...]),
+                                plaintext: UnsafeMutableRawBufferPointer(rebasing: all[start...]))
+                        }
                     }
+                    return nil
+                } catch {
+                    return error
                 }
-                initialized = count
+            }
+            if let failure {
+                out.removeSubrange(start...)
+                throw failure
             }
         }
 

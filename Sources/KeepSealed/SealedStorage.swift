@@ -180,19 +180,34 @@ import Synchronization
             -> SealedReading
         {
             let finished = ValueLines.finishedCount(bytes)
-            // Plain lines come first, if any: up to where the first record starts.
+            // Plain lines come first, if any: up to where the first record starts. The
+            // records are opened one after another into one buffer, in place.
             var plainEnd: Int?
-            var opened: [[UInt8]] = []
+            var value: [UInt8] = []
+            // Where the last record opened starts in `value`: each record but the last has
+            // been followed by an append, which cut its unfinished last line.
+            var lastRecord: Int?
             var start = 0
             var number = 0
             while start < finished {
                 number += 1
                 let end = bytes[start..<finished].firstIndex(of: ValueLines.newline) ?? finished
                 let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                if line.starts(with: ValueSealer.prefix) {
-                    if plainEnd == nil { plainEnd = start }
+                if sealer.isRecord(line) {
+                    if plainEnd == nil {
+                        plainEnd = start
+                        value.reserveCapacity(bytes.count)  // plaintext is shorter than its records
+                        value.append(contentsOf: bytes[..<start])
+                    }
+                    if let lastRecord {
+                        let kept = value.withUnsafeBufferPointer {
+                            ValueLines.finishedCount(UnsafeBufferPointer(rebasing: $0[lastRecord...]))
+                        }
+                        value.removeSubrange((lastRecord + kept)...)
+                    }
+                    lastRecord = value.count
                     do throws(SealingError) {
-                        opened.append(try sealer.open(line, for: key, at: start))
+                        try sealer.open(line, for: key, at: start, appendingTo: &value)
                     } catch {
                         throw Self.refused(
                             key,
@@ -205,16 +220,6 @@ import Synchronization
                 start = end + 1
             }
             guard let plainEnd else { return SealedReading(value: "", state: .plain) }
-            // Each record but the last has been followed by an append, which cut its
-            // unfinished last line; the last is the value's end, as it was written.
-            var value = Array(bytes[..<plainEnd])
-            for (index, text) in opened.enumerated() {
-                if index == opened.count - 1 {
-                    value += text
-                } else {
-                    value += text.withUnsafeBufferPointer { text[..<ValueLines.finishedCount($0)] }
-                }
-            }
             guard let text = String(checkedUTF8: value) else {
                 throw Self.refused(key, "what its records hold is not text")
             }

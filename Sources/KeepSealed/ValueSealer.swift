@@ -62,14 +62,28 @@ import KeepPorts
         ) throws(SealingError)
             -> [UInt8]
         {
-            guard line.starts(with: recordPrefix),
+            var plaintext: [UInt8] = []
+            try open(line, for: key, at: offset, appendingTo: &plaintext)
+            return plaintext
+        }
+
+        /// ``open(_:for:at:)``, the plaintext appended to `out`, which is as it was on any error.
+        func open(
+            _ line: UnsafeBufferPointer<UInt8>, for key: StorageKey, at offset: Int, appendingTo out: inout [UInt8]
+        ) throws(SealingError) {
+            guard isRecord(line),
                 let sealed = Base64.decode(UnsafeBufferPointer(rebasing: line[recordPrefix.count...])),
                 sealed.count >= SealedPayload.nonceCount + SealedPayload.tagCount
             else {
                 throw SealingError(code: .malformed, operation: "open", detail: "the line is not a sealed record")
             }
-            return try LibCrypto.openFramed(
-                cipher, key: keys[0], aad: associatedData(key, offset: offset), sealed: sealed)
+            try LibCrypto.openFramed(
+                cipher, key: keys[0], aad: associatedData(key, offset: offset), sealed: sealed, appendingTo: &out)
+        }
+
+        /// Whether `line` starts as a record does (``prefix``).
+        func isRecord(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+            line.starts(with: recordPrefix)
         }
 
         /// Label, format, namespace, id and offset: each variable field with a 4-byte

@@ -67,6 +67,26 @@ struct DataRootOwnershipTests {
         }
     }
 
+    @Test(
+        "a data root under a directory anyone may write is refused, naming it, with doctor's fix; made sticky, all is there"
+    )
+    func underAnOpenDirectory() async throws {
+        let sandbox = try Sandbox()
+        let id = try #require(try await sandbox.run("ask", "hello").chatId)
+        #expect(chmod(sandbox.dataHome, 0o777) == 0)
+        let refused = try await sandbox.run("chats")
+        #expect(refused.status == .exited(1), "\(refused)")
+        #expect(
+            refused.stderr.contains(sandbox.dataHome) && refused.stderr.contains("could move the data root away"),
+            "\(refused)")
+        let doctor = try await sandbox.run("doctor")
+        #expect(doctor.status == .exited(1) && doctor.stdout.contains("chmod go-w"), "\(doctor)")
+        // The pair: sticky, as /tmp is, no one else can move the root; and nothing was lost.
+        #expect(chmod(sandbox.dataHome, 0o1777) == 0)
+        let listed = try await sandbox.run("chats")
+        #expect(listed.status == .exited(0) && listed.stdout.contains(id), "\(listed)")
+    }
+
     @Test("a chat file another user owns is that chat's problem: refused when read, the others listed")
     func chatGivenAway() async throws {
         let sandbox = try Sandbox()

@@ -61,6 +61,49 @@ struct OwnershipTests {
         }
     }
 
+    @Test("a directory on the way to the data root that another user may change is refused; root's and sticky are not")
+    func ancestorRefusals() {
+        let me = Ownership.user
+        let foreign = Ownership.ancestorRefusal("/srv", status(owner: Self.other, permissions: 0o755), user: me)
+        #expect(foreign?.code == .unavailable && foreign?.path == "/srv", "\(String(describing: foreign))")
+        #expect(foreign?.description.contains("belongs to user \(Self.other)") == true)
+        let open = Ownership.ancestorRefusal("/srv", status(owner: me, permissions: 0o777), user: me)
+        #expect(open?.description.contains("could move the data root away") == true, "\(String(describing: open))")
+        #expect(Ownership.ancestorRefusal("/srv", status(owner: 0, permissions: 0o775), user: me) != nil)
+        // The pair: root's, one's own, and a sticky shared directory (as /tmp) are fine.
+        #expect(Ownership.ancestorRefusal("/", status(owner: 0, permissions: 0o755), user: me) == nil)
+        #expect(Ownership.ancestorRefusal("/home/me", status(owner: me, permissions: 0o700), user: me) == nil)
+        #expect(Ownership.ancestorRefusal("/tmp", status(owner: 0, permissions: 0o1777), user: me) == nil)
+    }
+
+    @Test(
+        "a store under a directory others may write does not open, even before its root is made; made sticky, it opens"
+    )
+    func storeUnderAnOpenDirectory() async throws {
+        let directory = try TemporaryDirectory(prefix: "keep-owner")
+        let shared = directory.appending("shared")
+        try #require(mkdir(shared, 0o700) == 0)
+        let root = shared + "/keep"
+        try await FileStore(root: root).write(StorageKey(.chats, "c"), "kept")
+        #expect(chmod(shared, 0o777) == 0)
+        do {
+            _ = try FileStore(root: root)
+            Issue.record("a store under a directory anyone may write opened")
+        } catch {
+            #expect(error.code == .unavailable && error.path == shared, "\(error)")
+            #expect(error.description.contains("could move the data root away"), "\(error)")
+        }
+        // Not made yet, deeper down: the first directory that exists on the way is checked.
+        #expect(throws: StorageError.self) { try FileStore(root: shared + "/not/yet/keep") }
+        #expect(chmod(shared, 0o1777) == 0)
+        #expect(try await FileStore(root: root).read(StorageKey(.chats, "c")) == "kept", "sticky: nothing lost")
+        // Another user's directory on the way, even one only they may write, is refused too.
+        try #require(chown(shared, uid_t(Self.other), gid_t(Self.other)) == 0, "the tests run as root")
+        #expect(chmod(shared, 0o755) == 0)
+        #expect(throws: StorageError.self) { try FileStore(root: root) }
+        #expect(chown(shared, geteuid(), getegid()) == 0)
+    }
+
     @Test("a value's file another user owns is that value's problem, checked on the descriptor it is read through")
     func valueRefused() async throws {
         let directory = try TemporaryDirectory(prefix: "keep-owner")
