@@ -29,6 +29,9 @@ package struct EngineKind: Sendable {
         package let keyringUnavailable: SecretsError?
         /// The server a remote engine asks (``ServerBook``).
         package let server: ServerProfile
+        /// Where a remote engine learns a model's context window when its server has no
+        /// budget of its own (kept data); `nil`: nowhere.
+        package var windows: (any ContextWindowSource)? = nil
     }
 
     /// The value of the `engineId` setting that chooses it, and what a chat records.
