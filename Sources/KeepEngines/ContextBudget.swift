@@ -52,7 +52,7 @@ package enum ContextBudget {
         package init(tokens: Int?, source: Source, readAt: Date? = nil) {
             self.tokens = tokens
             self.source = tokens == nil ? .none : source
-            self.readAt = readAt
+            self.readAt = tokens == nil ? nil : readAt
         }
 
         /// No budget.
