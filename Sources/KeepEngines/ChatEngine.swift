@@ -32,8 +32,10 @@ package protocol ChatEngine: Sendable {
 
     /// How many tokens one request for `model` (`nil`: the engine's own) may carry, and
     /// where that came from (``ContextBudget``); ``ContextBudget/Limit/none`` for no budget.
-    /// Never fails: a budget that cannot be learned is no budget.
-    func contextBudget(model: String?) async -> ContextBudget.Limit
+    /// `estimate` is the conversation's (``ContextBudget/estimate(system:history:question:reserve:)``):
+    /// an engine need not learn a budget for one that fits any model
+    /// (``ContextBudget/fitsAnyModel``). Never fails: a budget that cannot be learned is no budget.
+    func contextBudget(model: String?, estimate: Int) async -> ContextBudget.Limit
 
     /// The most a request may carry, by ``ContextBudget``'s estimate, when there is no
     /// budget; `nil` for an engine that sends nothing anywhere.
@@ -45,7 +47,7 @@ extension ChatEngine {
     package var endpoint: EngineEndpoint? { nil }
 
     /// No budget: the whole conversation is sent.
-    package func contextBudget(model: String?) async -> ContextBudget.Limit { .none }
+    package func contextBudget(model: String?, estimate: Int) async -> ContextBudget.Limit { .none }
 
     /// An engine that sends nothing has nothing to bound.
     package var unbudgetedLimit: Int? { nil }

@@ -29,6 +29,10 @@ package enum ContextBudget {
     /// ``ServerProfile/contextTokensLimit``) sends its newest turns instead.
     package static let unbudgetedLimit = 2_000_000
 
+    /// What any model's context window takes, by the estimate: 1,024 tokens. A conversation
+    /// no larger needs no budget, so none is learned for it (no model list is asked).
+    package static let fitsAnyModel = 1_024
+
     /// A server's budget for one request, and where it came from.
     package struct Limit: Sendable, Equatable {
         /// Where a budget comes from.
@@ -72,6 +76,14 @@ package enum ContextBudget {
         (message.text.utf8.count + 3) / 4 + 4 + message.attachments.count * imageTokens
     }
 
+    /// The estimated tokens of `system`, `history` and `question`, with `reserve` kept for
+    /// the answer: each message's bytes counted, none read.
+    package static func estimate(
+        system: [ChatMessage], history: [ChatMessage], question: ChatMessage, reserve: Int = 0
+    ) -> Int {
+        (system + [question]).reduce(history.reduce(reserve) { $0 + estimate($1) }) { $0 + estimate($1) }
+    }
+
     /// `system`, then as much of `history` (oldest first) as fits `budget` tokens with
     /// `reserve` kept for the answer, then `question`. Whole turns are left out, oldest
     /// first; the system messages and the question are always sent, even past the budget.
@@ -83,7 +95,7 @@ package enum ContextBudget {
         system: [ChatMessage], history: [ChatMessage], question: ChatMessage, budget: Int?, reserve: Int = 0,
         unbudgetedLimit: Int? = nil
     ) throws(EngineError) -> Fitted {
-        let fixed = system.reduce(estimate(question) + reserve) { $0 + estimate($1) }
+        let fixed = estimate(system: system, history: [], question: question, reserve: reserve)
         guard let budget else {
             if let unbudgetedLimit {
                 let total = history.reduce(fixed) { $0 + estimate($1) }

@@ -120,12 +120,14 @@ package struct RemoteEngine: ChatEngine {
     }
 
     /// The budget of a request for `model` (else the server's own): the server's
-    /// `contextTokens` when it has one (an explicit setting always wins); else the window
-    /// ``windows`` knows or learns from the server's model list (``ContextWindowQuery``);
-    /// else none.
-    package func contextBudget(model: String?) async -> ContextBudget.Limit {
+    /// `contextTokens` when it has one (an explicit setting always wins); else, for a
+    /// conversation of more than ``ContextBudget/fitsAnyModel`` tokens by its `estimate`, the
+    /// window ``windows`` knows or learns from the server's model list
+    /// (``ContextWindowQuery``); else none. A short conversation never asks the server more
+    /// than its question.
+    package func contextBudget(model: String?, estimate: Int) async -> ContextBudget.Limit {
         if let tokens = server.contextTokens { return ContextBudget.Limit(tokens: tokens, source: .setting) }
-        guard let windows, let query = ContextWindowQuery(wire: server.wire, server: baseURL, model: model ?? self.model),
+        guard estimate > ContextBudget.fitsAnyModel, let windows, let query = ContextWindowQuery(wire: server.wire, server: baseURL, model: model ?? self.model),
             let window = await windows.window(query, authority: server.authority, edge: edge, readKey: readKey)
         else { return .none }
         return ContextBudget.Limit(tokens: window.tokens, source: .modelList, readAt: window.readAt)

@@ -25,7 +25,7 @@ struct HugeChatTurnTests {
             self.unbudgetedLimit = unbudgetedLimit
         }
 
-        func contextBudget(model: String?) async -> ContextBudget.Limit {
+        func contextBudget(model: String?, estimate: Int) async -> ContextBudget.Limit {
             ContextBudget.Limit(tokens: budget, source: .setting)
         }
 

@@ -114,10 +114,13 @@ package struct TurnRunner: Sendable {
         let asked = ChatMessage(role: .user, text: question, time: now(), attachments: options.attachments)
         let reply: EngineReply
         do {
-            let budget = await engine.contextBudget(model: options.engine.model)
+            let reserve = options.engine.maxTokens ?? 0
+            let estimate = ContextBudget.estimate(
+                system: system ?? [], history: chat.messages, question: asked, reserve: reserve)
+            let budget = await engine.contextBudget(model: options.engine.model, estimate: estimate)
             let fitted = try ContextBudget.fit(
                 system: system ?? [], history: chat.messages, question: asked, budget: budget.tokens,
-                reserve: options.engine.maxTokens ?? 0, unbudgetedLimit: engine.unbudgetedLimit)
+                reserve: reserve, unbudgetedLimit: engine.unbudgetedLimit)
             if fitted.leftOut > 0 { leftOut(fitted.leftOut) }
             reply = try await engine.answer(
                 to: fitted.messages, options: options.engine,
