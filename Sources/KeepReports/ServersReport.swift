@@ -11,7 +11,7 @@ import KeepEngines
 ///                   "default" : true, "key" : { "account" : "default", "slot" : "openai" },
 ///                   "model" : "qwen3", "name" : "local", "protocol" : "openai", "url" : "http://127.0.0.1:8080/v1" },
 ///                 { "ca" : "/home/me/lab-ca.pem",
-///                   "context" : { "readAt" : "2026-05-01T09:12:44Z", "source" : "model list", "tokens" : 200000 },
+///                   "context" : { "readAt" : "2026-05-01T09:12:44.120Z", "source" : "model list", "tokens" : 200000 },
 ///                   "default" : false, "key" : { "account" : "default", "slot" : "anthropic" },
 ///                   "model" : "claude-sonnet-4-5", "name" : "claude", "protocol" : "anthropic",
 ///                   "url" : "https://api.anthropic.com/v1" } ],
@@ -36,7 +36,7 @@ package struct ServersReport: Codable, Sendable, Equatable {
         package let tokens: Int?
         /// `setting`, `model list` or `none`.
         package let source: String
-        /// When the model list said so (UTC, RFC 3339), for `model list`.
+        /// When the model list said so (`UTCTime`), for `model list`.
         package let readAt: String?
 
         /// The report of `limit`.

@@ -19,7 +19,8 @@ enum ServersCommand {
     static let caOption = ArgumentParser.Option(
         "--ca", value: "FILE", help: "verify its certificate against the authority in the PEM FILE alone")
     static let contextOption = ArgumentParser.Option(
-        "--context", value: "TOKENS", help: "its context budget: older turns are left out of a request past it")
+        "--context", value: "TOKENS",
+        help: "its context budget: older turns are left out of a request past it (else read from its model list)")
 
     static let command = Command(
         "servers", summary: "List the servers keep asks; add, remove, or choose the default",
@@ -27,7 +28,9 @@ enum ServersCommand {
             Each server has a name, a base URL, the protocol it speaks (openai chat completions, anthropic
             messages, gemini), the keychain slot of its key (never the key: keep key set SLOT stores it), the
             model asked when a question names none, and optionally a private authority (--ca) and a context
-            budget (--context). `ask -s NAME`, `chat -s NAME`, `/server NAME` and `-m NAME/MODEL` ask a server
+            budget (--context; without one, the window the server's model list gives for the model, kept with
+            the readings about it and asked again after seven days; the listing shows each budget and where it
+            came from). `ask -s NAME`, `chat -s NAME`, `/server NAME` and `-m NAME/MODEL` ask a server
             other than the default. The servers live in the store at settings/profiles, plain JSON; the first
             run of this version carried the baseUrl, model, keySlot and keyAccount settings into the server
             `default` (the settings stay as they were).
