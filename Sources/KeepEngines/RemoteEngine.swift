@@ -127,7 +127,8 @@ package struct RemoteEngine: ChatEngine {
     /// than its question.
     package func contextBudget(model: String?, estimate: Int) async -> ContextBudget.Limit {
         if let tokens = server.contextTokens { return ContextBudget.Limit(tokens: tokens, source: .setting) }
-        guard estimate > ContextBudget.fitsAnyModel, let windows, let query = ContextWindowQuery(wire: server.wire, server: baseURL, model: model ?? self.model),
+        guard estimate > ContextBudget.fitsAnyModel, let windows,
+            let query = ContextWindowQuery(wire: server.wire, server: baseURL, model: model ?? self.model),
             let window = await windows.window(query, authority: server.authority, edge: edge, readKey: readKey)
         else { return .none }
         return ContextBudget.Limit(tokens: window.tokens, source: .modelList, readAt: window.readAt)

@@ -41,7 +41,8 @@ package struct TransportHTTP: ServerHTTPPort {
         let protocolWire = wire.wire
         var request = OutgoingRequest(
             "GET", url,
-            headers: ["Accept": "application/json"].merging(protocolWire.headers, uniquingKeysWith: { first, _ in first }),
+            headers: ["Accept": "application/json"].merging(
+                protocolWire.headers, uniquingKeysWith: { first, _ in first }),
             key: apiKey, keyHeader: protocolWire.keyHeader)
         let edge = EdgePolicy(keyOverHttpHosts: keyOverHttpHosts, userAgent: userAgent)
         let limits = TransferLimits(idle: seconds, headers: seconds, total: seconds, bytes: bodyLimit)

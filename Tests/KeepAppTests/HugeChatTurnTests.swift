@@ -56,9 +56,9 @@ struct HugeChatTurnTests {
         return (id, storage)
     }
 
-    private func ask(_ engine: BoundedEngine, in id: String, storage: any StampedStorage, root: String) async throws(
-        TurnError
-    ) -> (Chat, Int) {
+    private func ask(
+        _ engine: BoundedEngine, in id: String, storage: any StampedStorage, root: String
+    ) async throws(TurnError) -> (Chat, Int) {
         let runner = TurnRunner(storage: storage, lock: StoreLock(root: root), engine: engine)
         let session = try await runner.begin("and now?", in: id)
         let leftOut = Mutex(0)

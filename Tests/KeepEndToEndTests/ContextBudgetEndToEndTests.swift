@@ -35,7 +35,10 @@ struct ContextBudgetEndToEndTests {
                 #"{"object":"list","data":[{"id":"other","context_length":99},"#
                 + #"{"id":"test-model","object":"model","context_length":\#(window)}]}"#,
             handler: { LoopbackServer.streaming($0) },
-            system: { (($0["messages"] as? [[String: Any]])?.first { $0["role"] as? String == "system" })?["content"] as? String },
+            system: {
+                (($0["messages"] as? [[String: Any]])?.first { $0["role"] as? String == "system" })?["content"]
+                    as? String
+            },
             texts: { (($0["messages"] as? [[String: Any]]) ?? []).compactMap { $0["content"] as? String } },
             keyHeader: "Authorization", keyValue: { "Bearer \($0)" }),
         Case(

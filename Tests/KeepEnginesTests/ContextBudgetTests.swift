@@ -24,7 +24,9 @@ struct ContextBudgetTests {
     func oldestTurnsLeftOut() throws {
         let system = [message(.system, "sys")]
         let question = message(.user, "q3")
-        let history = [message(.user, "q1"), message(.assistant, long), message(.user, "q2"), message(.assistant, long)]
+        let history = [
+            message(.user, "q1"), message(.assistant, long), message(.user, "q2"), message(.assistant, long),
+        ]
         let fitted = try ContextBudget.fit(system: system, history: history, question: question, budget: 150)
         #expect(fitted.leftOut == 1)
         #expect(fitted.messages.map(\.text) == ["sys", "q2", long, "q3"])
