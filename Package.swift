@@ -54,7 +54,10 @@ let package = Package(
         // libcrypto is Linux's: elsewhere the sealer is the platform's own (CryptoKit), not written yet.
         .target(
             name: "KeepSealed",
-            dependencies: ["KeepPorts", "KeepSQLite", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
+            dependencies: [
+                "KeepPorts", "KeepFileStore", "KeepSQLite",
+                .target(name: "CCrypto", condition: .when(platforms: [.linux])),
+            ]),
         // The contracts as data, and the broken adapters that prove them.
         .target(name: "KeepConformance", dependencies: ["KeepPorts"]),
         // What the bytes mean: chats, settings, migration, boot. Ports only.
@@ -80,12 +83,21 @@ let package = Package(
         // Terminal rendering: Markdown, keys, and the one rule neutralising what a server, a file
         // or an import gave us (for the terminal and for JSON). No dependency: everything may use it.
         .target(name: "KeepTerminal"),
+        // The chats' sealing: their data key and its recovery file, the store's sealing state
+        // (its marker), and sealing or unsealing a store one chat at a time.
+        .target(
+            name: "KeepChatSealing", dependencies: ["KeepPorts", "KeepFileStore", "KeepSealed", "KeepChatIndex"]),
+        // A turn: the question with its files and the typed-line history, asked of an engine
+        // within its context budget, and recorded in the chat and its index.
+        .target(
+            name: "KeepConversation",
+            dependencies: ["KeepPorts", "KeepCore", "KeepFileStore", "KeepEngines", "KeepChatIndex"]),
         // The composition root: the only place (besides the benchmarks) that builds adapters.
         .target(
             name: "KeepApp",
             dependencies: [
                 "KeepPorts", "KeepCore", "KeepFileStore", "KeepSQLite", "KeepSealed", "KeepEngines", "KeepChatIndex",
-                "KeepKeptData",
+                "KeepKeptData", "KeepChatSealing", "KeepConversation",
                 // The Secret Service is Linux's keychain; Platform chooses the adapters in one place.
                 .target(name: "KeepSecretService", condition: .when(platforms: [.linux])),
                 .target(name: "CProcess", condition: .when(platforms: [.linux])),
@@ -95,8 +107,8 @@ let package = Package(
         .target(
             name: "KeepReports",
             dependencies: [
-                "KeepPorts", "KeepCore", "KeepFileStore", "KeepEngines", "KeepChatIndex", "KeepKeptData", "KeepApp",
-                "KeepTerminal",
+                "KeepPorts", "KeepCore", "KeepFileStore", "KeepEngines", "KeepChatIndex", "KeepKeptData",
+                "KeepChatSealing", "KeepConversation", "KeepApp", "KeepTerminal",
             ]),
         // The command line's parser and its generated usage and help, tested on its own.
         .target(name: "KeepCLI"),
@@ -104,8 +116,7 @@ let package = Package(
             name: "keep",
             dependencies: [
                 "KeepPorts", "KeepCore", "KeepFileStore", "KeepEngines", "KeepChatIndex", "KeepKeptData",
-                "KeepTerminal", "KeepApp",
-                "KeepReports",
+                "KeepChatSealing", "KeepConversation", "KeepTerminal", "KeepApp", "KeepReports",
                 "KeepCLI", .target(name: "CLibEdit", condition: .when(platforms: [.linux])),
             ]),
 
@@ -129,7 +140,7 @@ let package = Package(
             name: "keep-bench",
             dependencies: [
                 "KeepPorts", "KeepCore", "KeepFileStore", "KeepSecretService", "KeepSQLite", "KeepSealed",
-                "KeepEngines", "KeepChatIndex", "KeepApp", "CSQLite", "CCrypto",
+                "KeepEngines", "KeepChatIndex", "KeepConversation", "KeepApp", "CSQLite", "CCrypto",
             ]
         ),
 
@@ -155,14 +166,27 @@ let package = Package(
             dependencies: ["KeepPorts", "KeepCore", "KeepConformance", "KeepFileStore", "KeepFileStoreTesting"],
             exclude: ["Fixtures"]),
         .testTarget(
-            name: "KeepEnginesTests", dependencies: ["KeepPorts", "KeepCore", "KeepEngines", "KeepConformance"]),
+            name: "KeepEnginesTests",
+            dependencies: ["KeepPorts", "KeepCore", "KeepEngines", "KeepConformance"]),
         .testTarget(
             name: "KeepChatIndexTests",
             dependencies: [
                 "KeepPorts", "KeepChatIndex", "KeepCore", "KeepFileStore", "KeepFileStoreTesting", "KeepSQLite",
                 "KeepConformance", "KeepTestSupport",
                 // One test follows a turn from the turn runner into the index.
-                "KeepApp",
+                "KeepConversation",
+            ]),
+        .testTarget(
+            name: "KeepChatSealingTests",
+            dependencies: [
+                "KeepPorts", "KeepChatSealing", "KeepChatIndex", "KeepCore", "KeepFileStore", "KeepSealed",
+                "KeepConformance", "KeepTestSupport",
+            ]),
+        .testTarget(
+            name: "KeepConversationTests",
+            dependencies: [
+                "KeepPorts", "KeepConversation", "KeepCore", "KeepEngines", "KeepFileStore", "KeepConformance",
+                "KeepTestSupport", "KeepReports",
             ]),
         .testTarget(
             name: "KeepKeptDataTests",
@@ -176,12 +200,13 @@ let package = Package(
             dependencies: [
                 "KeepPorts", "KeepCore", "KeepApp", "KeepEngines", "KeepKeptData", "KeepReports", "KeepSQLite",
                 "KeepSealed", "KeepSecretService", "KeepConformance", "KeepTestSupport", "KeepFileStore",
-                "KeepChatIndex",
+                "KeepChatIndex", "KeepConversation",
             ]),
         .testTarget(
             name: "KeepReportsTests",
             dependencies: [
-                "KeepPorts", "KeepCore", "KeepEngines", "KeepReports", "KeepApp", "KeepConformance", "KeepTerminal",
+                "KeepPorts", "KeepCore", "KeepEngines", "KeepReports", "KeepApp", "KeepConversation", "KeepConformance",
+                "KeepTerminal",
             ]),
         .testTarget(name: "KeepCLITests", dependencies: ["KeepCLI"]),
         // Depends on the keep executable so `swift build --build-tests` builds the binary it runs.

@@ -1,4 +1,5 @@
 import KeepApp
+import KeepConversation
 import KeepEngines
 import KeepPorts
 

@@ -1,6 +1,8 @@
 import Foundation
 import KeepApp
 import KeepChatIndex
+import KeepChatSealing
+import KeepConversation
 import KeepCore
 import KeepEngines
 import KeepFileStore

@@ -1,4 +1,5 @@
 import KeepApp
+import KeepChatSealing
 import KeepCore
 import KeepPorts
 

@@ -1,3 +1,4 @@
+import KeepFileStore
 import KeepPorts
 import KeepSQLite
 

@@ -1,6 +1,7 @@
 import Foundation
 import KeepApp
 import KeepChatIndex
+import KeepConversation
 import KeepCore
 import KeepEngines
 import KeepFileStore

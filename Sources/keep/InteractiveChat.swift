@@ -1,5 +1,6 @@
 import Foundation
 import KeepApp
+import KeepConversation
 import KeepCore
 import KeepEngines
 import KeepPorts

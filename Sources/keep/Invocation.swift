@@ -1,5 +1,6 @@
 import KeepApp
 import KeepCLI
+import KeepChatSealing
 import KeepCore
 import KeepEngines
 import KeepPorts

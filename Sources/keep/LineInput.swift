@@ -1,4 +1,5 @@
 import KeepApp
+import KeepConversation
 import KeepPorts
 import Synchronization
 

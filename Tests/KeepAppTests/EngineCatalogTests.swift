@@ -5,6 +5,7 @@ import KeepPorts
 import Testing
 
 @testable import KeepApp
+@testable import KeepEngines
 @testable import KeepReports
 
 @Suite("The engine table")

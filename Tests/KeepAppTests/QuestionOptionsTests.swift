@@ -1,11 +1,13 @@
 import Foundation
 import KeepConformance
 import KeepCore
+import KeepFileStore
 import KeepPorts
 import Synchronization
 import Testing
 
 @testable import KeepApp
+@testable import KeepConversation
 @testable import KeepEngines
 @testable import KeepReports
 

@@ -7,8 +7,8 @@ import KeepSQLite
 import KeepTestSupport
 import Testing
 
-@testable import KeepApp
 @testable import KeepChatIndex
+@testable import KeepConversation
 
 /// Chats in a file store of their own, with an index over them read through a store that
 /// counts the chats it reads.

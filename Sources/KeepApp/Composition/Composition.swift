@@ -1,7 +1,10 @@
 import Foundation
 import KeepChatIndex
+import KeepChatSealing
+import KeepConversation
 import KeepCore
 import KeepEngines
+import KeepFileStore
 import KeepKeptData
 import KeepPorts
 
@@ -110,7 +113,7 @@ package actor Composition {
                     if let notice = report.notice { warn("note: \(notice)") }
                 },
                 onMigrationProgress: { done, total in progress.update(done, of: total) })
-            return .success(try await ChatSealing.open(store, backend: { await self.secrets() }, root: root))
+            return .success(try await ChatSealing.open(store, keys: { await self.secrets().chatKeys }, root: root))
         } catch {
             return .failure(error)
         }
@@ -123,9 +126,7 @@ package actor Composition {
         let backend = await secrets()
         let warn = warn
         let plain = try Platform.storageFor(root: root, onMigrationError: { warn("warning: \($0)") })
-        return ChatResealing(
-            plain: plain, keyStore: backend.keyStore, refusal: backend.keyringRefusal, lock: StoreLock(root: root),
-            root: root)
+        return ChatResealing(plain: plain, keys: backend.chatKeys, lock: StoreLock(root: root), root: root)
     }
 
     /// The keychain for this run, probed once.

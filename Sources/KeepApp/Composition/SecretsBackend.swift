@@ -1,3 +1,4 @@
+import KeepChatSealing
 import KeepPorts
 
 /// The keychain `keep` runs on this time, and the truth about it: the Secret Service when
@@ -46,6 +47,12 @@ package struct SecretsBackend: Sendable {
         }
         if let keyringUnavailable { return .unknown(keyringUnavailable) }
         return .none
+    }
+
+    /// The chats' sealing's part: the key store, why it refuses or why no keyring answers,
+    /// and the platform's sealer.
+    package var chatKeys: ChatKeys {
+        ChatKeys(store: keyStore, refusal: keyringRefusal, unavailable: keyringUnavailable, sealing: Platform.sealing)
     }
 
     /// How well the keys are protected: the keyring's, or process memory's.

@@ -1,6 +1,8 @@
 import KeepApp
 import KeepCLI
+import KeepConversation
 import KeepCore
+import KeepEngines
 
 /// `keep` and `keep chat [ID]`: the interactive chat.
 enum ChatCommand {

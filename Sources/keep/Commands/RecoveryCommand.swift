@@ -1,9 +1,10 @@
 import KeepApp
 import KeepCLI
+import KeepChatSealing
 import KeepPorts
 
 /// `keep recovery`: the chats' data key written to a file under a passphrase, and put back
-/// into a keyring from one (``KeepApp/ChatKeyRecovery``).
+/// into a keyring from one (`ChatKeyRecovery`, in KeepChatSealing).
 enum RecoveryCommand {
     static let replace = ArgumentParser.Option(
         "--replace", help: "put the file's key in place of a different chats' data key the keyring holds")

@@ -1,5 +1,6 @@
 import KeepApp
 import KeepCLI
+import KeepChatSealing
 import KeepPorts
 import KeepReports
 

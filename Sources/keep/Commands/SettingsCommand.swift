@@ -1,5 +1,6 @@
 import KeepApp
 import KeepCLI
+import KeepConversation
 import KeepCore
 import KeepPorts
 import KeepReports

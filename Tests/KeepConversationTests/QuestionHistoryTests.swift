@@ -4,7 +4,7 @@ import KeepFileStore
 import KeepPorts
 import Testing
 
-@testable import KeepApp
+@testable import KeepConversation
 
 /// The lines typed at the chat's prompt, kept in the store.
 @Suite("The question history")

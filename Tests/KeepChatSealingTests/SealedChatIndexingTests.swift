@@ -8,7 +8,7 @@ import KeepSealed
 import KeepTestSupport
 import Testing
 
-@testable import KeepApp
+@testable import KeepChatSealing
 
 /// The chat index of sealed chats, on the chats' own key: it holds no title and no word of
 /// a chat, finds what a scan finds, and an index made under another key is rebuilt.

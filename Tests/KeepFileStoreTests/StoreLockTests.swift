@@ -3,7 +3,7 @@ import KeepConformance
 import KeepPorts
 import Testing
 
-@testable import KeepApp
+@testable import KeepFileStore
 
 @Suite("The store lock")
 struct StoreLockTests {

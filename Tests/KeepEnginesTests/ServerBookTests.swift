@@ -4,7 +4,7 @@ import KeepCore
 import KeepPorts
 import Testing
 
-@testable import KeepApp
+@testable import KeepEngines
 
 /// How `-s`, `-m` and `-r` choose a server, a model and a role.
 @Suite("Choosing a server, a model and a role")

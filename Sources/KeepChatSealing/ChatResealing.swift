@@ -1,5 +1,6 @@
 import Foundation
 import KeepChatIndex
+import KeepFileStore
 import KeepPorts
 import KeepSealed
 
@@ -36,19 +37,17 @@ package struct ChatResealing: Sendable {
     }
 
     private let plain: any StampedStorage
-    private let keyStore: any KeyStorePort
-    private let refusal: SecretsError?
+    private let keys: ChatKeys
     private let lock: StoreLock
     private let root: String
 
     /// Over `plain` (the file store, never sealed itself) under the data root `root`, with
-    /// the key store `keyStore` (`refusal`: why it cannot be used, when it cannot).
+    /// the chats' keys `keys`.
     package init(
-        plain: any StampedStorage, keyStore: any KeyStorePort, refusal: SecretsError?, lock: StoreLock, root: String
+        plain: any StampedStorage, keys: ChatKeys, lock: StoreLock, root: String
     ) {
         self.plain = plain
-        self.keyStore = keyStore
-        self.refusal = refusal
+        self.keys = keys
         self.lock = lock
         self.root = root
     }
@@ -100,8 +99,8 @@ package struct ChatResealing: Sendable {
     /// for a store never sealed and `making`, the keyring's (made and stored when it has
     /// none).
     private func dataKey(for marker: ChatSealingMarker?, making: Bool) async throws(StorageError) -> [UInt8] {
-        if let refusal { throw Self.failure(ChatSealing.lockedLine(refusal)) }
-        guard keyStore.protection.persists else {
+        if let refusal = keys.refusal { throw Self.failure(ChatSealing.lockedLine(refusal)) }
+        guard keys.store.protection.persists else {
             throw Self.failure(
                 "no keyring answers, so there is no key to seal the chats under; run keep where a Secret Service "
                     + "answers")
@@ -109,15 +108,15 @@ package struct ChatResealing: Sendable {
         var key: [UInt8]
         do {
             let name = try KeyName(ChatSealing.keyName)
-            key = try await keyStore.load(name) ?? []
+            key = try await keys.store.load(name) ?? []
             if let marker, marker.needsKey {
-                guard let check = try? Platform.sealing.sealer(for: key).keyCheck, marker.names(check) else {
+                guard let check = try? keys.sealing.sealer(for: key).keyCheck, marker.names(check) else {
                     ChatSealing.wipe(&key)
                     throw Self.failure(ChatSealing.keyGoneLine)
                 }
-            } else if making, key.count != Platform.sealing.keyCount {
-                key = try Platform.sealing.makeKey()
-                try await keyStore.store(name, key)
+            } else if making, key.count != keys.sealing.keyCount {
+                key = try keys.sealing.makeKey()
+                try await keys.store.store(name, key)
             }
         } catch let error as StorageError {
             throw error
@@ -133,7 +132,7 @@ package struct ChatResealing: Sendable {
         do {
             return (
                 try SealedStorage(plain, dataKey: key, sealing: ChatSealing.sealedNamespaces),
-                try Platform.sealing.sealer(for: key).keyCheck
+                try keys.sealing.sealer(for: key).keyCheck
             )
         } catch {
             throw Self.failure("no sealer could be made: \(error)")

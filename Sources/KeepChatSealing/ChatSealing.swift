@@ -12,7 +12,7 @@ import KeepSealed
 /// and changes nothing, until the keyring is unlocked or `keep recovery import` puts the
 /// key back.
 ///
-/// ``open(_:backend:root:)`` promises:
+/// ``open(_:keys:root:)`` promises:
 /// - A root with no marker and no chat or draft, on a keyring that answers, is sealed
 ///   from its first chat: at the first write into the chats or drafts, the key is loaded
 ///   (or made and stored), then the marker is written, under a lock of its own, before
@@ -114,50 +114,53 @@ package enum ChatSealing: Sendable {
         package let storage: any StampedStorage
         /// The chat index's sealing: on the chats' key when they are sealed, plain otherwise.
         package let indexing: any ChatIndexSealing
+
+        /// The chats in `state`, kept in `storage`, indexed with `indexing`.
+        package init(state: ChatSealing, storage: any StampedStorage, indexing: any ChatIndexSealing) {
+            self.state = state
+            self.storage = storage
+            self.indexing = indexing
+        }
     }
 
     /// Decides this launch's state for the store `storage` (the file store, plain) with the
-    /// key store of `backend`, and answers the store the app uses: `storage` itself when
+    /// chats' keys `keys` give, and answers the store the app uses: `storage` itself when
     /// plain, a ``/KeepSealed/SealedStorage`` over it when sealed, one that refuses the
     /// chats' namespaces (and passes settings through) when they are out of reach, and, for
     /// a root no launch decided yet on a keyring that answers, a ``FirstChatSealing`` that
     /// decides at its first chat (``notYet``): a command that only reads or describes writes
     /// no key and no marker.
     package static func open(
-        _ storage: any StampedStorage, backend: @Sendable () async -> SecretsBackend, root: String
+        _ storage: any StampedStorage, keys: @Sendable () async -> ChatKeys, root: String
     ) async throws(StorageError) -> Opened {
         guard let marker = try await ChatSealingMarker.read(storage) else {
-            let keys = await backend()
-            guard keys.keyStore.protection.persists, keys.keyringRefusal == nil else {
+            let keys = await keys()
+            guard keys.store.protection.persists, keys.refusal == nil else {
                 return plain(.plain("no keyring answers, so there is no key to seal them under"), storage)
             }
             return Opened(
-                state: .notYet, storage: FirstChatSealing(storage, keyStore: keys.keyStore, root: root),
+                state: .notYet, storage: FirstChatSealing(storage, keys: keys, root: root),
                 indexing: PlainChatIndexing())
         }
-        let keys = await backend()
-        return await resolve(
-            marker, storage, keyStore: keys.keyStore,
-            refusal: keys.keyringRefusal ?? (keys.keyStore.protection.persists ? nil : keys.keyringUnavailable))
+        return await resolve(marker, storage, keys: await keys())
     }
 
-    /// The state a root's `marker` says, with the key `keyStore` holds (`refusal`: why it
-    /// cannot be asked, when it cannot).
-    static func resolve(
-        _ marker: ChatSealingMarker, _ storage: any StampedStorage, keyStore: any KeyStorePort, refusal: SecretsError?
-    ) async -> Opened {
+    /// The state a root's `marker` says, with the key `keys` hold.
+    static func resolve(_ marker: ChatSealingMarker, _ storage: any StampedStorage, keys: ChatKeys) async -> Opened {
         guard marker.needsKey else {
             return plain(.plain("`keep chats seal` seals them under a key in the keyring"), storage)
         }
-        if let refusal { return out(.locked(refusal), storage) }
+        if let refusal = keys.refusal ?? (keys.store.protection.persists ? nil : keys.unavailable) {
+            return out(.locked(refusal), storage)
+        }
         var key: [UInt8]
         do {
-            key = try await keyStore.load(try KeyName(keyName)) ?? []
+            key = try await keys.store.load(try KeyName(keyName)) ?? []
         } catch {
             return out(.locked(error), storage)
         }
         defer { wipe(&key) }
-        guard let check = try? Platform.sealing.sealer(for: key).keyCheck, marker.names(check) else {
+        guard let check = try? keys.sealing.sealer(for: key).keyCheck, marker.names(check) else {
             return out(.keyGone, storage)
         }
         do {
@@ -173,7 +176,7 @@ package enum ChatSealing: Sendable {
     /// hold): another process's marker, if one was written since, else sealed from this
     /// first chat (plain when the root holds chats already).
     static func decide(
-        _ storage: any StampedStorage, keyStore: any KeyStorePort, root: String
+        _ storage: any StampedStorage, keys: ChatKeys, root: String
     ) async throws(StorageError) -> Opened {
         try DataRoot.makeDirectory(root)
         let path = root.hasSuffix("/") ? root + "chats-sealing.lock" : root + "/chats-sealing.lock"
@@ -181,7 +184,7 @@ package enum ChatSealing: Sendable {
         let held = try await FileLock.acquire(path)
         defer { held.release() }
         if let marker = try await ChatSealingMarker.read(storage) {
-            return await resolve(marker, storage, keyStore: keyStore, refusal: nil)
+            return await resolve(marker, storage, keys: keys)
         }
         let count = try await storage.listIds(.chats).count + storage.listIds(.drafts).count
         guard count == 0 else {
@@ -191,10 +194,10 @@ package enum ChatSealing: Sendable {
         var key: [UInt8]
         do {
             let name = try KeyName(keyName)
-            key = try await keyStore.load(name) ?? []
-            if key.count != Platform.sealing.keyCount {
-                key = try Platform.sealing.makeKey()
-                try await keyStore.store(name, key)
+            key = try await keys.store.load(name) ?? []
+            if key.count != keys.sealing.keyCount {
+                key = try keys.sealing.makeKey()
+                try await keys.store.store(name, key)
             }
         } catch {
             return plain(.plain("the keyring did not give a key to seal them under (\(error))"), storage)
@@ -203,7 +206,7 @@ package enum ChatSealing: Sendable {
         let check: [UInt8]
         let opened: Opened
         do {
-            check = try Platform.sealing.sealer(for: key).keyCheck
+            check = try keys.sealing.sealer(for: key).keyCheck
             opened = try sealed(.sealed(phase: .sealed), storage, key)
         } catch {
             return plain(.plain("no sealer could be made (\(error))"), storage)

@@ -2,7 +2,7 @@ import Foundation
 import KeepConformance
 import Testing
 
-@testable import KeepApp
+@testable import KeepConversation
 
 /// Files and images joined to a question, refused before anything is sent.
 @Suite("Files joined to a question")

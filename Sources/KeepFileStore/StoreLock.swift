@@ -1,6 +1,4 @@
-import KeepFileStore
 import KeepPorts
-import KeepSealed
 
 /// An exclusive lock shared by every `keep` process on one data root: `flock` on
 /// `<root>/store.lock`.

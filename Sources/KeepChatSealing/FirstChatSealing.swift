@@ -1,7 +1,7 @@
 import KeepPorts
 
 /// The store of a root no launch has decided yet (``ChatSealing/notYet``): plain until
-/// the first write into the chats or drafts, which decides (``ChatSealing/decide(_:keyStore:root:)``:
+/// the first write into the chats or drafts, which decides (``ChatSealing/decide(_:keys:root:)``:
 /// sealed from that first chat, or whatever another process decided meanwhile) and then
 /// goes to the store the decision gave, as does every call after it.
 ///
@@ -11,14 +11,14 @@ import KeepPorts
 /// Settings and the cache pass straight through.
 package actor FirstChatSealing: StampedStorage {
     private let plain: any StampedStorage
-    private let keyStore: any KeyStorePort
+    private let keys: ChatKeys
     private let root: String
     private var decided: ChatSealing.Opened?
 
-    /// `plain` (the file store), deciding with `keyStore` under the data root `root`.
-    package init(_ plain: any StampedStorage, keyStore: any KeyStorePort, root: String) {
+    /// `plain` (the file store), deciding with `keys` under the data root `root`.
+    package init(_ plain: any StampedStorage, keys: ChatKeys, root: String) {
         self.plain = plain
-        self.keyStore = keyStore
+        self.keys = keys
         self.root = root
     }
 
@@ -31,11 +31,11 @@ package actor FirstChatSealing: StampedStorage {
         return try await decide().storage
     }
 
-    /// Decides now, once (a conversation is about to be kept): what ``ChatSealing/decide(_:keyStore:root:)``
+    /// Decides now, once (a conversation is about to be kept): what ``ChatSealing/decide(_:keys:root:)``
     /// answered, which every later call goes to.
     package func decide() async throws(StorageError) -> ChatSealing.Opened {
         if let decided { return decided }
-        let made = try await ChatSealing.decide(plain, keyStore: keyStore, root: root)
+        let made = try await ChatSealing.decide(plain, keys: keys, root: root)
         decided = made
         return made
     }

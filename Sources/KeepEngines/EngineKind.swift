@@ -1,8 +1,7 @@
 import KeepCore
-import KeepEngines
 import KeepPorts
 
-/// One engine `keep` can answer with, as the one table (``EngineCatalog``) lists it: its
+/// One engine `keep` can answer with, as the app's one table (`EngineCatalog`, in KeepApp) lists it: its
 /// id, how the settings describe it, how it is built, and what `keep doctor` checks for it.
 package struct EngineKind: Sendable {
     /// What an engine needs before it can answer: what `keep doctor` checks for it.
@@ -31,7 +30,21 @@ package struct EngineKind: Sendable {
         package let server: ServerProfile
         /// Where a remote engine learns a model's context window when its server has no
         /// budget of its own (kept data); `nil`: nowhere.
-        package var windows: (any ContextWindowSource)? = nil
+        package let windows: (any ContextWindowSource)?
+
+        /// What an engine is built from: `settings`, the keychain `secrets`, why no keyring
+        /// answers (`keyringUnavailable`, when none does), the `server` asked, and where a
+        /// remote engine learns a context window (`windows`).
+        package init(
+            settings: SettingsStore, secrets: any SecretsPort, keyringUnavailable: SecretsError?,
+            server: ServerProfile, windows: (any ContextWindowSource)? = nil
+        ) {
+            self.settings = settings
+            self.secrets = secrets
+            self.keyringUnavailable = keyringUnavailable
+            self.server = server
+            self.windows = windows
+        }
     }
 
     /// The value of the `engineId` setting that chooses it, and what a chat records.

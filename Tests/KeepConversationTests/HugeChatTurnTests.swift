@@ -2,11 +2,12 @@ import Foundation
 import KeepConformance
 import KeepCore
 import KeepEngines
+import KeepFileStore
 import KeepPorts
 import Synchronization
 import Testing
 
-@testable import KeepApp
+@testable import KeepConversation
 
 /// A question asked in a huge chat: trimmed to its newest turns with a budget, refused in
 /// one line without one; never the whole history sent.
@@ -41,7 +42,7 @@ struct HugeChatTurnTests {
     /// written once as a whole: about 2 MB at 1,000 turns, big enough to pass the small
     /// bounds below and quick to make.
     private func hugeChat(turns: Int, in directory: TemporaryDirectory) async throws -> (String, any StampedStorage) {
-        let storage = try Platform.storageFor(root: directory.path) { _ in }
+        let storage = try FileStore(root: directory.path)
         let chats = ChatRepository(storage: storage)
         let time = Date(timeIntervalSince1970: 1_700_000_000)
         let answer = String(repeating: "an answer of some length. ", count: 77)

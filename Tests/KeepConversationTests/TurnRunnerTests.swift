@@ -1,12 +1,13 @@
 import Foundation
 import KeepConformance
 import KeepCore
+import KeepFileStore
 import KeepPorts
 import KeepTestSupport
 import Synchronization
 import Testing
 
-@testable import KeepApp
+@testable import KeepConversation
 @testable import KeepEngines
 
 @Suite("Turns across processes")
@@ -14,7 +15,7 @@ struct TurnRunnerTests {
     /// A runner on a fresh file store of its own, answering with `script`.
     private func runner(_ script: ScriptedEngine.Script, in directory: TemporaryDirectory) throws -> TurnRunner {
         TurnRunner(
-            storage: try Platform.storageFor(root: directory.path) { _ in }, lock: StoreLock(root: directory.path),
+            storage: try FileStore(root: directory.path), lock: StoreLock(root: directory.path),
             engine: ScriptedEngine(script: script), indexRoot: directory.path)
     }
 
@@ -77,7 +78,7 @@ struct TurnRunnerTests {
         let (started, startedNow) = AsyncStream<Void>.makeStream()
         let (cancelled, cancelledNow) = AsyncStream<Void>.makeStream()
         let runner = TurnRunner(
-            storage: try Platform.storageFor(root: directory.path) { _ in }, lock: StoreLock(root: directory.path),
+            storage: try FileStore(root: directory.path), lock: StoreLock(root: directory.path),
             engine: LateEngine(started: startedNow, cancelled: cancelled))
         let session = try await runner.begin("a question", in: nil)
         let shown = Mutex<[String]>([])

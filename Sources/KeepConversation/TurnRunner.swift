@@ -2,6 +2,7 @@ import Foundation
 import KeepChatIndex
 import KeepCore
 import KeepEngines
+import KeepFileStore
 import KeepPorts
 
 /// Asks one question in a chat and records the turn, safely while other `keep` processes do
