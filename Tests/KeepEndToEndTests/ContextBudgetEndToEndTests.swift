@@ -147,3 +147,26 @@ struct ContextBudgetEndToEndTests {
         }
     }
 }
+
+extension ContextBudgetEndToEndTests {
+    @Test("keep engines reads an Anthropic server's model list with its key in x-api-key and the API version")
+    func enginesSendsTheProtocolsKeyHeader() async throws {
+        let server = try LoopbackServer(
+            LoopbackServer.describing(
+                ["/v1/models": #"{"data":[{"id":"claude-test","type":"model"}],"has_more":false}"#],
+                LoopbackServer.anthropic(["ok"])))
+        var sandbox = try Sandbox()
+        sandbox.extra["ANTHROPIC_API_KEY"] = "sk-ant-engines"
+        let added = try await sandbox.run(
+            "servers", "add", "claude", server.baseURL, "--protocol", "anthropic", "-m", "claude-test")
+        #expect(added.status == .exited(0), "\(added)")
+        #expect(try await sandbox.run("servers", "use", "claude").status == .exited(0))
+        let engines = try await sandbox.run("engines")
+        #expect(engines.status == .exited(0), "\(engines)")
+        #expect(engines.stdout.contains("claude-test"), "\(engines)")
+        let get = try #require(server.requests.first)
+        #expect(get.method == "GET" && get.path == "/v1/models")
+        #expect(get.header("x-api-key") == "sk-ant-engines" && get.header("anthropic-version") == "2023-06-01")
+        #expect(get.header("Authorization") == nil, "never in OpenAI's header")
+    }
+}
