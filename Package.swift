@@ -185,8 +185,8 @@ let package = Package(
         .testTarget(
             name: "KeepConversationTests",
             dependencies: [
-                "KeepPorts", "KeepConversation", "KeepCore", "KeepEngines", "KeepFileStore", "KeepConformance",
-                "KeepTestSupport", "KeepReports",
+                "KeepPorts", "KeepConversation", "KeepCore", "KeepEngines", "KeepFileStore", "KeepChatIndex",
+                "KeepConformance", "KeepTestSupport",
             ]),
         .testTarget(
             name: "KeepKeptDataTests",

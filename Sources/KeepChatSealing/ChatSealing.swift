@@ -136,7 +136,7 @@ package enum ChatSealing: Sendable {
         guard let marker = try await ChatSealingMarker.read(storage) else {
             let keys = await keys()
             guard keys.store.protection.persists, keys.refusal == nil else {
-                return plain(.plain("no keyring answers, so there is no key to seal them under"), storage)
+                return plain(.plain("no keyring answers, so there is no key to seal them under"), storage, marker: nil)
             }
             return Opened(
                 state: .notYet, storage: FirstChatSealing(storage, keys: keys, root: root),
@@ -148,7 +148,7 @@ package enum ChatSealing: Sendable {
     /// The state a root's `marker` says, with the key `keys` hold.
     static func resolve(_ marker: ChatSealingMarker, _ storage: any StampedStorage, keys: ChatKeys) async -> Opened {
         guard marker.needsKey else {
-            return plain(.plain("`keep chats seal` seals them under a key in the keyring"), storage)
+            return plain(.plain("`keep chats seal` seals them under a key in the keyring"), storage, marker: marker)
         }
         if let refusal = keys.refusal ?? (keys.store.protection.persists ? nil : keys.unavailable) {
             return out(.locked(refusal), storage)
@@ -164,7 +164,7 @@ package enum ChatSealing: Sendable {
             return out(.keyGone, storage)
         }
         do {
-            return try sealed(.sealed(phase: marker.phase), storage, key)
+            return try sealed(.sealed(phase: marker.phase), storage, key, marker: marker)
         } catch {
             return out(
                 .locked(SecretsError(code: .backend, operation: "open sealed chats", detail: "\(error)")), storage)
@@ -188,8 +188,11 @@ package enum ChatSealing: Sendable {
         }
         let count = try await storage.listIds(.chats).count + storage.listIds(.drafts).count
         guard count == 0 else {
-            try await ChatSealingMarker(phase: .plain, keyCheck: nil).write(storage)
-            return plain(.plain("they were kept before a keyring answered; `keep chats seal` seals them"), storage)
+            let marker = ChatSealingMarker(phase: .plain, keyCheck: nil)
+            try await marker.write(storage)
+            return plain(
+                .plain("they were kept before a keyring answered; `keep chats seal` seals them"), storage,
+                marker: marker)
         }
         var key: [UInt8]
         do {
@@ -200,34 +203,39 @@ package enum ChatSealing: Sendable {
                 try await keys.store.store(name, key)
             }
         } catch {
-            return plain(.plain("the keyring did not give a key to seal them under (\(error))"), storage)
+            return plain(.plain("the keyring did not give a key to seal them under (\(error))"), storage, marker: nil)
         }
         defer { wipe(&key) }
-        let check: [UInt8]
+        let marker: ChatSealingMarker
         let opened: Opened
         do {
-            check = try keys.sealing.sealer(for: key).keyCheck
-            opened = try sealed(.sealed(phase: .sealed), storage, key)
+            marker = ChatSealingMarker(phase: .sealed, keyCheck: try keys.sealing.sealer(for: key).keyCheck)
+            opened = try sealed(.sealed(phase: .sealed), storage, key, marker: marker)
         } catch {
-            return plain(.plain("no sealer could be made (\(error))"), storage)
+            return plain(.plain("no sealer could be made (\(error))"), storage, marker: nil)
         }
         // The marker before the first sealed value: no sealed chat is ever found without it.
-        try await ChatSealingMarker(phase: .sealed, keyCheck: check).write(storage)
+        try await marker.write(storage)
         return opened
     }
 
+    /// The chats sealed under `key`, written only while the root's marker is `marker`.
     private static func sealed(
-        _ state: ChatSealing, _ storage: any StampedStorage, _ key: [UInt8]
+        _ state: ChatSealing, _ storage: any StampedStorage, _ key: [UInt8], marker: ChatSealingMarker
     ) throws(SealingError)
         -> Opened
     {
         Opened(
-            state: state, storage: try SealedStorage(storage, dataKey: key, sealing: sealedNamespaces),
+            state: state,
+            storage: MarkerCheckedStorage(
+                try SealedStorage(storage, dataKey: key, sealing: sealedNamespaces), launched: marker),
             indexing: try SealedChatIndexing(dataKey: key))
     }
 
-    private static func plain(_ state: ChatSealing, _ storage: any StampedStorage) -> Opened {
-        Opened(state: state, storage: storage, indexing: PlainChatIndexing())
+    /// The chats plain, written only while the root's marker is `marker` (`nil`: none).
+    private static func plain(_ state: ChatSealing, _ storage: any StampedStorage, marker: ChatSealingMarker?) -> Opened
+    {
+        Opened(state: state, storage: MarkerCheckedStorage(storage, launched: marker), indexing: PlainChatIndexing())
     }
 
     private static func out(_ state: ChatSealing, _ storage: any StampedStorage) -> Opened {

@@ -12,9 +12,9 @@ import KeepPorts
 /// crash, a kill or a failed answer leaves it to be offered again; for a new chat it also
 /// claims the id, under the ``StoreLock``, so ids are unique across processes (the draft is
 /// the claim). ``answer(_:in:options:leftOut:receive:)`` asks the engine with the lock *not* held,
-/// then takes the lock, reads the chat afresh, appends the question and the answer in one
-/// write, and clears the draft: two processes answering in the same chat each add their
-/// turn, and neither loses the other's. A chat removed meanwhile (neither the chat nor its
+/// then takes the lock, appends the question and the answer in one write (a new chat's
+/// first turn is read afresh and written whole), and clears the draft: two processes
+/// answering in the same chat each add their turn, and neither loses the other's. A chat removed meanwhile (neither the chat nor its
 /// draft is there any more) stays removed: the turn is not kept. The chat answered last is
 /// found in the chat index (``chatToContinue()``), so a turn keeps no hint of its own and
 /// flushes nothing for it.
@@ -129,6 +129,24 @@ package struct TurnRunner: Sendable {
         } catch {
             throw .engine(error, chatId: id)
         }
+        return try await record(question, reply: reply, in: session, options: options)
+    }
+
+    /// Records `question` and `reply` as a turn of the session's chat, under the store lock,
+    /// and tells the chat index; what ``answer(_:in:options:leftOut:receive:)`` does once the
+    /// engine has answered, and all of a turn that holds the lock.
+    ///
+    /// What is done under the lock costs the turn, not the chat: a chat the session read in
+    /// the current format gets the turn as one append (another process's turn since is
+    /// kept, before this one), and a chat that is only a draft (a new chat) or in an older
+    /// format is read afresh and written whole, once. A chat whose file went meanwhile
+    /// (`keep chats rm`) is ``TurnError/chatRemoved(chatId:)``, writing nothing. The
+    /// answer is the session's chat with the turn; the chat index, a cache, reads again at
+    /// its next listing any chat another process added to meanwhile.
+    package func record(
+        _ question: String, reply: EngineReply, in session: ChatSession, options: TurnOptions = TurnOptions()
+    ) async throws(TurnError) -> Chat {
+        let id = await session.id
         let held: StoreLock.Held
         do {
             held = try await lock.acquire()
@@ -138,16 +156,23 @@ package struct TurnRunner: Sendable {
         defer { held.release() }
         // The file as the index may know it, before the turn replaces it.
         let before = await index?.stamp(of: id)
-        // Read afresh under the lock: another process may have added a turn meanwhile, or
-        // removed the chat. `open` answers a session for a chat, or for a new chat's draft
-        // (this turn's own claim); neither there means `keep chats rm` took both.
-        let opened: ChatSession?
-        do {
-            opened = try await ChatSession.open(id, repository: chats, now: now)
-        } catch {
-            throw .notRecorded(error, chatId: id)
+        let current: ChatSession
+        if await session.appends {
+            current = session
+        } else {
+            // Read afresh under the lock: the chat may have been written since (another
+            // process's first turn), or removed. `open` answers a session for a chat, or for
+            // a new chat's draft (this turn's own claim); neither there means `keep chats rm`
+            // took both.
+            let opened: ChatSession?
+            do {
+                opened = try await ChatSession.open(id, repository: chats, now: now)
+            } catch {
+                throw .notRecorded(error, chatId: id)
+            }
+            guard let opened else { throw .chatRemoved(chatId: id) }
+            current = opened
         }
-        guard let current = opened else { throw .chatRemoved(chatId: id) }
         do {
             _ = try await current.recordTurn(
                 question: question, answer: reply.text, engine: engine.id, model: reply.model, server: reply.server,
@@ -159,9 +184,10 @@ package struct TurnRunner: Sendable {
             if error.code == .removed { throw .chatRemoved(chatId: id) }
             throw .notRecorded(error, chatId: id)
         }
+        let chat = await current.chat
         // A cache: a crash before this line is caught by the stamps at the next listing.
-        await index?.recorded(await current.chat, before: before)
-        return await current.chat
+        await index?.recorded(chat, before: before)
+        return chat
     }
 
     /// The chat `-c` continues: the one answered most recently (the most recently updated),

@@ -66,6 +66,11 @@ public actor ChatSession {
     /// The chat's id.
     public var id: String { chat.id }
 
+    /// Whether the chat is stored in the current format, so that a turn is one append to its
+    /// file whatever was appended since this session read it (``StoredChat/isAppendable``);
+    /// `false` for a chat not stored yet (a new chat's draft) or one in an older format.
+    public var appends: Bool { stored.isAppendable }
+
     /// The question of a turn whose answer never came, to offer again; `nil` when none.
     public func draft() async throws(ChatError) -> String? {
         try await repository.draft(for: chat.id)

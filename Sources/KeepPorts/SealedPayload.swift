@@ -13,10 +13,12 @@ public struct SealedPayload: Hashable, Sendable {
     /// The formats this build opens: 1 (sealed before times were bound) and 2. Both have
     /// the same layout; they differ in what the associated data binds.
     package static let formats: ClosedRange<UInt8> = 1...2
-    package static let nonceCount = 12
-    package static let tagCount = 16
+    // Computed, not stored: a stored constant of another module is read through a lazy
+    // initialiser's check on every use, and these are read for every record opened.
+    package static var nonceCount: Int { 12 }
+    package static var tagCount: Int { 16 }
     /// Format byte, nonce and tag: what a sealed empty payload weighs.
-    package static let overhead = 1 + nonceCount + tagCount
+    package static var overhead: Int { 1 + nonceCount + tagCount }
 
     /// A payload read back from a store; a typed ``SealingError/Code/malformed`` error
     /// when the bytes are too short or of a format this build does not know. Whether

@@ -34,27 +34,39 @@ enum Base64 {
     /// not a multiple of 4, a byte outside the alphabet, padding anywhere but at the end).
     static func decode(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard text.count % 4 == 0 else { return nil }
-        var padding = 0
-        if text.count >= 4, text[text.count - 1] == UInt8(ascii: "=") { padding += 1 }
-        if text.count >= 4, text[text.count - 2] == UInt8(ascii: "=") { padding += 1 }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count / 4 * 3)
-        var index = 0
-        while index < text.count {
-            var chunk: UInt32 = 0
-            for offset in 0..<4 {
-                let byte = text[index + offset]
-                let isPadding = index + 4 == text.count && offset >= 4 - padding
-                let value = isPadding ? 0 : values[Int(byte)]
-                guard value != 0xFF else { return nil }
-                chunk = chunk << 6 | UInt32(value)
+        guard text.count > 0 else { return [] }
+        let last = text.count - 4
+        let padding =
+            text[text.count - 1] == UInt8(ascii: "=") ? (text[text.count - 2] == UInt8(ascii: "=") ? 2 : 1) : 0
+        let count = text.count / 4 * 3 - padding
+        // The table once, outside the loop: each read of a static through its accessor costs
+        // a lazy-initialisation check.
+        return values.withUnsafeBufferPointer { values -> [UInt8]? in
+            var valid = true
+            let out = [UInt8](unsafeUninitializedCapacity: count + padding) { out, initialized in
+                var index = 0
+                var at = 0
+                while index < text.count {
+                    let a = values[Int(text[index])]
+                    let b = values[Int(text[index + 1])]
+                    // The padding of the last quantum counts as zero bits.
+                    let isLast = index == last
+                    let c = isLast && padding == 2 ? 0 : values[Int(text[index + 2])]
+                    let d = isLast && padding >= 1 ? 0 : values[Int(text[index + 3])]
+                    guard (a | b | c | d) & 0xC0 == 0 else {
+                        valid = false
+                        break
+                    }
+                    let chunk = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    out[at] = UInt8(truncatingIfNeeded: chunk >> 16)
+                    out[at + 1] = UInt8(truncatingIfNeeded: chunk >> 8)
+                    out[at + 2] = UInt8(truncatingIfNeeded: chunk)
+                    at += 3
+                    index += 4
+                }
+                initialized = valid ? count : 0
             }
-            out.append(UInt8(chunk >> 16 & 0xFF))
-            out.append(UInt8(chunk >> 8 & 0xFF))
-            out.append(UInt8(chunk & 0xFF))
-            index += 4
+            return valid ? out : nil
         }
-        out.removeLast(padding)
-        return out
     }
 }

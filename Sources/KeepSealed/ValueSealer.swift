@@ -26,6 +26,10 @@ import KeepPorts
 
         private let keys: DerivedKeys
         private let cipher: LibCrypto.Cipher
+        /// ``prefix`` and the associated data's label, held by the value: a static is read
+        /// through a lazy initialiser's check on every use, and these are read per record.
+        private let recordPrefix = ValueSealer.prefix
+        private let label = ValueSealer.dataLabel
 
         /// The sealer under `dataKey` (32 bytes, else `malformed`); no copy of it is kept.
         init(dataKey: [UInt8]) throws(SealingError) {
@@ -44,8 +48,8 @@ import KeepPorts
         /// text, without a newline.
         func record(_ plaintext: [UInt8], for key: StorageKey, at offset: Int) throws(SealingError) -> String {
             let sealed = try LibCrypto.sealFramed(
-                cipher, key: keys[0], aad: Self.associatedData(key, offset: offset), plaintext: plaintext)
-            var text = Self.prefix
+                cipher, key: keys[0], aad: associatedData(key, offset: offset), plaintext: plaintext)
+            var text = recordPrefix
             sealed.withUnsafeBytes { Base64.encode($0, into: &text) }
             return String(decoding: text, as: UTF8.self)
         }
@@ -58,25 +62,25 @@ import KeepPorts
         ) throws(SealingError)
             -> [UInt8]
         {
-            guard line.starts(with: Self.prefix),
-                let sealed = Base64.decode(UnsafeBufferPointer(rebasing: line[Self.prefix.count...])),
+            guard line.starts(with: recordPrefix),
+                let sealed = Base64.decode(UnsafeBufferPointer(rebasing: line[recordPrefix.count...])),
                 sealed.count >= SealedPayload.nonceCount + SealedPayload.tagCount
             else {
                 throw SealingError(code: .malformed, operation: "open", detail: "the line is not a sealed record")
             }
             return try LibCrypto.openFramed(
-                cipher, key: keys[0], aad: Self.associatedData(key, offset: offset), sealed: sealed)
+                cipher, key: keys[0], aad: associatedData(key, offset: offset), sealed: sealed)
         }
 
         /// Label, format, namespace, id and offset: each variable field with a 4-byte
         /// big-endian length, the offset a fixed 8 bytes.
-        static func associatedData(_ key: StorageKey, offset: Int) -> [UInt8] {
+        func associatedData(_ key: StorageKey, offset: Int) -> [UInt8] {
             var out: [UInt8] = []
-            out.reserveCapacity(4 * 3 + 1 + 8 + dataLabel.count + key.namespace.rawValue.utf8.count + key.id.utf8.count)
-            appendField(dataLabel, to: &out)
-            out.append(format)
-            appendField(key.namespace.rawValue.utf8, to: &out)
-            appendField(key.id.utf8, to: &out)
+            out.reserveCapacity(4 * 3 + 1 + 8 + label.count + key.namespace.rawValue.utf8.count + key.id.utf8.count)
+            Self.appendField(label, to: &out)
+            out.append(Self.format)
+            Self.appendField(key.namespace.rawValue.utf8, to: &out)
+            Self.appendField(key.id.utf8, to: &out)
             withUnsafeBytes(of: UInt64(offset).bigEndian) { out.append(contentsOf: $0) }
             return out
         }

@@ -12,7 +12,7 @@ import KeepSealed
 /// 200-byte question and a 2 KiB answer), plain and sealed (``/KeepSealed/SealedStorage``
 /// over the file store, under a key of the bench's own): the whole turn (TurnRunner: the
 /// draft, the answer, the turn appended, the draft cleared, the chat index told), and the
-/// part of it that holds the store's lock (the chat read afresh, the turn appended, the index
+/// part of it that holds the store's lock (`TurnRunner.record`: the turn appended, the index
 /// told), against a raw append of the turn's bytes with one flush. All the chat lengths are
 /// in one comparison, so each is a ratio to the turn at 1 turn; sealed and plain sit side by
 /// side in one comparison per length. Measured once: the bytes one turn hands the store
@@ -23,8 +23,8 @@ struct TurnScenario: Scenario {
     static let raw = "raw: append the turn's bytes to a file, one flush"
     static let plainTurn = "plain: keep turn (TurnRunner, echo engine)"
     static let sealedTurn = "sealed: keep turn (TurnRunner, echo engine)"
-    static let plainLocked = "plain: the turn under the store lock (read afresh, append, index)"
-    static let sealedLocked = "sealed: the turn under the store lock (read afresh, append, index)"
+    static let plainLocked = "plain: the turn under the store lock (TurnRunner.record: append, index)"
+    static let sealedLocked = "sealed: the turn under the store lock (TurnRunner.record: append, index)"
     static let lockTitle = "a turn under the store lock, by the chat's length (plain)"
 
     static func title(_ turns: Int) -> String {
@@ -39,9 +39,8 @@ struct TurnScenario: Scenario {
     private struct Setup: Sendable {
         let id: String
         let runner: TurnRunner
-        let lock: StoreLock
-        let repository: ChatRepository
-        let index: ChatIndex
+        /// The chat, read once: what a turn's session holds when the engine has answered.
+        let session: ChatSession
         let counting: CountingStorage
     }
 
@@ -71,7 +70,7 @@ struct TurnScenario: Scenario {
             let line = Array((question + answer).utf8) + [0x0A]
             lockRows.append(
                 Contender(Self.locked(turns), note: "plain", count: turns) {
-                    try await Self.locked(plain, question: question, answer: answer)
+                    _ = try await plain.runner.record(question, reply: EngineReply(text: answer), in: plain.session)
                 })
             comparisons.append(
                 Comparison(
@@ -87,10 +86,12 @@ struct TurnScenario: Scenario {
                             _ = try await sealed.runner.answer(question, in: session) { _ in }
                         },
                         Contender(Self.plainLocked, count: turns) {
-                            try await Self.locked(plain, question: question, answer: answer)
+                            _ = try await plain.runner.record(
+                                question, reply: EngineReply(text: answer), in: plain.session)
                         },
                         Contender(Self.sealedLocked, count: turns) {
-                            try await Self.locked(sealed, question: question, answer: answer)
+                            _ = try await sealed.runner.record(
+                                question, reply: EngineReply(text: answer), in: sealed.session)
                         },
                     ]))
         }
@@ -119,21 +120,10 @@ struct TurnScenario: Scenario {
             Chat(id: id, title: "a long chat", messages: messages, created: start, engine: "echo"))
         let index = ChatIndex(root: root, storage: storage)
         _ = try await index.listing()
-        let lock = StoreLock(root: root)
-        let runner = TurnRunner(storage: storage, lock: lock, engine: EchoEngine(), indexRoot: root)
-        return Setup(id: id, runner: runner, lock: lock, repository: repository, index: index, counting: counting)
-    }
-
-    /// What a turn does while it holds the store's lock, as TurnRunner does it: the chat
-    /// read afresh, the turn appended, the index told.
-    private static func locked(_ setup: Setup, question: String, answer: String) async throws {
-        let held = try await setup.lock.acquire()
-        defer { held.release() }
-        let before = await setup.index.stamp(of: setup.id)
-        guard let session = try await ChatSession.open(setup.id, repository: setup.repository) else {
-            throw BenchError(.setup, "turn", "the chat \(setup.id) is gone")
+        let runner = TurnRunner(storage: storage, lock: StoreLock(root: root), engine: EchoEngine(), indexRoot: root)
+        guard let session = try await ChatSession.open(id, repository: repository) else {
+            throw BenchError(.setup, "turn", "the chat \(id) is gone")
         }
-        _ = try await session.recordTurn(question: question, answer: answer, engine: "echo")
-        await setup.index.recorded(await session.chat, before: before)
+        return Setup(id: id, runner: runner, session: session, counting: counting)
     }
 }

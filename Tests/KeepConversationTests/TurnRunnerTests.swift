@@ -1,4 +1,5 @@
 import Foundation
+import KeepChatIndex
 import KeepConformance
 import KeepCore
 import KeepFileStore
@@ -165,6 +166,53 @@ struct TurnRunnerTests {
         #expect(Set(texts.dropFirst(2)) == ["question a", "answer a", "question b", "answer b"])
     }
 
+    @Test(
+        "a turn in a chat kept in the current format reads none of it under the lock: one append, at any length"
+    )
+    func turnUnderTheLockCostsTheTurn() async throws {
+        let directory = try TemporaryDirectory()
+        let store = ReadCounting(try FileStore(root: directory.path))
+        let runner = TurnRunner(
+            storage: store, lock: StoreLock(root: directory.path), engine: ScriptedEngine(script: .answer(["a"])),
+            indexRoot: directory.path)
+        // A new chat: its first turn reads the chat afresh (there is none yet) and writes it.
+        let first = try await runner.begin("first", in: nil)
+        let id = await first.id
+        store.reset()
+        _ = try await runner.record("first", reply: EngineReply(text: "one"), in: first)
+        #expect(store.chatReads > 0, "the scan sees a read of the chat: a new chat's first turn looks afresh")
+
+        // A chat of 200 turns, read once by the session: recording reads no byte of it again.
+        let long = try #require(try await ChatSession.open(id, repository: runner.chats))
+        for index in 0..<200 {
+            _ = try await runner.record("q\(index)", reply: EngineReply(text: "a\(index)"), in: long)
+        }
+        store.reset()
+        let chat = try await runner.record("last", reply: EngineReply(text: "the end"), in: long)
+        #expect(store.chatReads == 0, "no read of the chat under the lock")
+        #expect(store.chatWrites == 0 && store.chatAppends == 1, "one append, no rewrite")
+        #expect(chat.messages.suffix(2).map(\.text) == ["last", "the end"])
+        #expect(try await runner.chats.read(id)?.messages.count == 2 * 202, "every turn is in the chat")
+        // The index, told of each turn, lists the chat as it is.
+        #expect(try await ChatIndex(root: directory.path, storage: store).listing().chats.first?.messageCount == 404)
+    }
+
+    @Test("a turn whose chat was removed while it was answered is refused and writes nothing, with or without a read")
+    func turnInRemovedChat() async throws {
+        let directory = try TemporaryDirectory()
+        let runner = try runner(.answer(["yes"]), in: directory)
+        let session = try await runner.begin("asked", in: nil)
+        _ = try await runner.answer("asked", in: session) { _ in }
+        let id = await session.id
+        let appending = try #require(try await ChatSession.open(id, repository: runner.chats))
+        #expect(await appending.appends, "a chat in the current format is appended to")
+        #expect(try await runner.chats.delete(id))
+        await #expect(throws: TurnError.chatRemoved(chatId: id)) {
+            try await runner.record("late", reply: EngineReply(text: "too late"), in: appending)
+        }
+        #expect(try await runner.chats.read(id) == nil, "a removed chat stays removed")
+    }
+
     @Test("the most recent chat is the one answered last, and a removed one is never it")
     func mostRecentChat() async throws {
         let directory = try TemporaryDirectory()
@@ -180,4 +228,37 @@ struct TurnRunnerTests {
         try await runner.chats.delete(await older.id)
         #expect(try await runner.chatToContinue()?.id == (await newer.id), "a chat that is gone is skipped")
     }
+}
+
+/// A store that counts the calls on the chats' values, over the file store.
+private final class ReadCounting: StampedStorage {
+    private let inner: FileStore
+    private let counts = Mutex((reads: 0, writes: 0, appends: 0))
+
+    init(_ inner: FileStore) { self.inner = inner }
+
+    var chatReads: Int { counts.withLock { $0.reads } }
+    var chatWrites: Int { counts.withLock { $0.writes } }
+    var chatAppends: Int { counts.withLock { $0.appends } }
+    func reset() { counts.withLock { $0 = (0, 0, 0) } }
+
+    func read(_ key: StorageKey) async throws(StorageError) -> String? {
+        if key.namespace == .chats { counts.withLock { $0.reads += 1 } }
+        return try await inner.read(key)
+    }
+    func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
+        if key.namespace == .chats { counts.withLock { $0.writes += 1 } }
+        try await inner.write(key, value)
+    }
+    func append(_ key: StorageKey, _ line: @Sendable (Int) -> String) async throws(StorageError) -> Bool {
+        if key.namespace == .chats { counts.withLock { $0.appends += 1 } }
+        return try await inner.append(key, line)
+    }
+    func remove(_ key: StorageKey) async throws(StorageError) { try await inner.remove(key) }
+    func listIds(_ namespace: Namespace) async throws(StorageError) -> [String] { try await inner.listIds(namespace) }
+    func clear(_ namespace: Namespace) async throws(StorageError) { try await inner.clear(namespace) }
+    func stamps(_ namespace: Namespace) async throws(StorageError) -> [String: ValueStamp] {
+        try await inner.stamps(namespace)
+    }
+    func stamp(_ key: StorageKey) async throws(StorageError) -> ValueStamp? { try await inner.stamp(key) }
 }
