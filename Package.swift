@@ -191,7 +191,7 @@ let package = Package(
         .testTarget(
             name: "KeepKeptDataTests",
             dependencies: [
-                "KeepPorts", "KeepKeptData", "KeepSealed", "KeepSQLite", "KeepEngines", "KeepConformance",
+                "KeepPorts", "KeepCore", "KeepKeptData", "KeepSealed", "KeepSQLite", "KeepEngines", "KeepConformance",
                 "KeepTestSupport", "KeepSecretService",
             ]),
         .testTarget(name: "KeepTerminalTests", dependencies: ["KeepTerminal"]),

@@ -102,7 +102,9 @@ package struct TurnRunner: Sendable {
     ///
     /// A conversation that would pass the engine's context budget is sent without its oldest
     /// turns (``ContextBudget``; the chat keeps them all), and `leftOut` is told how many, before
-    /// anything is sent.
+    /// anything is sent; one that has no budget and passes the engine's
+    /// ``ChatEngine/unbudgetedLimit`` is not sent (``TurnError/engine(_:chatId:)``, the
+    /// question kept as the draft).
     package func answer(
         _ question: String, in session: ChatSession, options: TurnOptions = TurnOptions(),
         leftOut: @Sendable (Int) -> Void = { _ in }, receive: @escaping @Sendable (String) -> Void
@@ -111,12 +113,16 @@ package struct TurnRunner: Sendable {
         let chat = await session.chat
         let system = options.systemPrompt(for: chat).map { [ChatMessage(role: .system, text: $0, time: now())] }
         let asked = ChatMessage(role: .user, text: question, time: now(), attachments: options.attachments)
-        let fitted = ContextBudget.fit(
-            (system ?? []) + chat.messages + [asked], budget: engine.contextBudget,
-            reserve: options.engine.maxTokens ?? 0)
-        if fitted.leftOut > 0 { leftOut(fitted.leftOut) }
         let reply: EngineReply
         do {
+            let reserve = options.engine.maxTokens ?? 0
+            let estimate = ContextBudget.estimate(
+                system: system ?? [], history: chat.messages, question: asked, reserve: reserve)
+            let budget = await engine.contextBudget(model: options.engine.model, estimate: estimate)
+            let fitted = try ContextBudget.fit(
+                system: system ?? [], history: chat.messages, question: asked, budget: budget.tokens,
+                reserve: reserve, unbudgetedLimit: engine.unbudgetedLimit)
+            if fitted.leftOut > 0 { leftOut(fitted.leftOut) }
             reply = try await engine.answer(
                 to: fitted.messages, options: options.engine,
                 receive: { piece in if !Task.isCancelled { receive(piece) } })

@@ -59,21 +59,13 @@ struct AnthropicWire: ServerWire {
             }
         }
 
-        struct Usage: Decodable {
-            let inputTokens: Int?
-            let outputTokens: Int?
-
-            enum CodingKeys: String, CodingKey {
-                case inputTokens = "input_tokens"
-                case outputTokens = "output_tokens"
-            }
-
-            init(from decoder: Decoder) {
-                let fields = try? decoder.container(keyedBy: CodingKeys.self)
-                inputTokens = try? fields?.decode(Int.self, forKey: .inputTokens)
-                outputTokens = try? fields?.decode(Int.self, forKey: .outputTokens)
-            }
+        /// `input_tokens` and `output_tokens`.
+        enum UsageNames: TokenCountNames {
+            static let prompt = "input_tokens"
+            static let completion = "output_tokens"
         }
+
+        typealias Usage = TokenCounts<UsageNames>
 
         struct Message: Decodable {
             let usage: Usage?
@@ -97,12 +89,12 @@ struct AnthropicWire: ServerWire {
         switch read.type {
         case "message_start":
             return WireChunk(
-                promptTokens: read.message?.usage?.inputTokens, completionTokens: read.message?.usage?.outputTokens)
+                promptTokens: read.message?.usage?.prompt, completionTokens: read.message?.usage?.completion)
         case "content_block_delta":
             return WireChunk(text: read.delta?.type == "text_delta" ? read.delta?.text ?? "" : "")
         case "message_delta":
             return WireChunk(
-                promptTokens: read.usage?.inputTokens, completionTokens: read.usage?.outputTokens,
+                promptTokens: read.usage?.prompt, completionTokens: read.usage?.completion,
                 isFinal: read.delta?.stopReason != nil)
         case "message_stop":
             return WireChunk(isFinal: true, isEnd: true)
@@ -132,7 +124,7 @@ struct AnthropicWire: ServerWire {
         }
         let text = message.content.filter { $0.type == "text" }.compactMap(\.text).joined()
         return WireChunk(
-            text: text, promptTokens: message.usage?.inputTokens, completionTokens: message.usage?.outputTokens,
+            text: text, promptTokens: message.usage?.prompt, completionTokens: message.usage?.completion,
             isFinal: true, isEnd: true)
     }
 

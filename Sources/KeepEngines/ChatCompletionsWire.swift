@@ -83,34 +83,14 @@ struct ChatCompletionsWire: ServerWire {
 
         /// The server's token count: OpenAI sends it in a last chunk of its own (with no
         /// choices) when `include_usage` was asked, a whole answer carries it anyway.
-        struct Usage: Decodable {
-            let promptTokens: Int?
-            let completionTokens: Int?
-
-            enum CodingKeys: String, CodingKey {
-                case promptTokens = "prompt_tokens"
-                case completionTokens = "completion_tokens"
-            }
-
-            /// Never fails: a usage of another shape is no usage, not a broken answer.
-            init(from decoder: Decoder) {
-                let fields = try? decoder.container(keyedBy: CodingKeys.self)
-                promptTokens = try? fields?.decode(Int.self, forKey: .promptTokens)
-                completionTokens = try? fields?.decode(Int.self, forKey: .completionTokens)
-            }
-
-            /// As keep keeps it; `nil` unless both counts are there and not negative.
-            var tokens: TokenUsage? {
-                guard let promptTokens, let completionTokens, promptTokens >= 0, completionTokens >= 0 else {
-                    return nil
-                }
-                return TokenUsage(promptTokens: promptTokens, completionTokens: completionTokens)
-            }
+        enum UsageNames: TokenCountNames {
+            static let prompt = "prompt_tokens"
+            static let completion = "completion_tokens"
         }
 
         let choices: [Choice]?
         let error: ErrorBody?
-        let usage: Usage?
+        let usage: TokenCounts<UsageNames>?
 
         /// The text this chunk adds to the answer.
         var text: String {

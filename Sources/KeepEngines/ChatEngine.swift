@@ -30,14 +30,25 @@ package protocol ChatEngine: Sendable {
         to conversation: [ChatMessage], options: EngineOptions, receive: @escaping @Sendable (String) -> Void
     ) async throws(EngineError) -> EngineReply
 
-    /// How many tokens one request may carry (``ContextBudget``); `nil` for no limit.
-    var contextBudget: Int? { get }
+    /// How many tokens one request for `model` (`nil`: the engine's own) may carry, and
+    /// where that came from (``ContextBudget``); ``ContextBudget/Limit/none`` for no budget.
+    /// `estimate` is the conversation's (``ContextBudget/estimate(system:history:question:reserve:)``):
+    /// an engine need not learn a budget for one that fits any model
+    /// (``ContextBudget/fitsAnyModel``). Never fails: a budget that cannot be learned is no budget.
+    func contextBudget(model: String?, estimate: Int) async -> ContextBudget.Limit
+
+    /// The most a request may carry, by ``ContextBudget``'s estimate, when there is no
+    /// budget; `nil` for an engine that sends nothing anywhere.
+    var unbudgetedLimit: Int? { get }
 }
 
 extension ChatEngine {
     /// An engine that asks no server has no endpoint.
     package var endpoint: EngineEndpoint? { nil }
 
-    /// No limit: the whole conversation is sent.
-    package var contextBudget: Int? { nil }
+    /// No budget: the whole conversation is sent.
+    package func contextBudget(model: String?, estimate: Int) async -> ContextBudget.Limit { .none }
+
+    /// An engine that sends nothing has nothing to bound.
+    package var unbudgetedLimit: Int? { nil }
 }

@@ -28,17 +28,22 @@ package struct EngineKind: Sendable {
         package let keyringUnavailable: SecretsError?
         /// The server a remote engine asks (``ServerBook``).
         package let server: ServerProfile
+        /// Where a remote engine learns a model's context window when its server has no
+        /// budget of its own (kept data); `nil`: nowhere.
+        package let windows: (any ContextWindowSource)?
 
         /// What an engine is built from: `settings`, the keychain `secrets`, why no keyring
-        /// answers (`keyringUnavailable`, when none does), and the `server` asked.
+        /// answers (`keyringUnavailable`, when none does), the `server` asked, and where a
+        /// remote engine learns a context window (`windows`).
         package init(
             settings: SettingsStore, secrets: any SecretsPort, keyringUnavailable: SecretsError?,
-            server: ServerProfile
+            server: ServerProfile, windows: (any ContextWindowSource)? = nil
         ) {
             self.settings = settings
             self.secrets = secrets
             self.keyringUnavailable = keyringUnavailable
             self.server = server
+            self.windows = windows
         }
     }
 

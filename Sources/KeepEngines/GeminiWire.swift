@@ -20,11 +20,7 @@ import KeepCore
 struct GeminiWire: ServerWire {
     func suffix(model: String) -> String {
         // A model may be given as `models/NAME`, as the model list names them.
-        var name = Substring(model)
-        if name.hasPrefix("models/") { name = name.dropFirst("models/".count) }
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._"))
-        let escaped = String(name).addingPercentEncoding(withAllowedCharacters: allowed) ?? String(name)
-        return "/models/\(escaped):streamGenerateContent?alt=sse"
+        "/models/\(ContextWindowQuery.segment(model)):streamGenerateContent?alt=sse"
     }
 
     var keyHeader: OutgoingRequest.KeyHeader { OutgoingRequest.KeyHeader(name: "x-goog-api-key") }
@@ -62,19 +58,10 @@ struct GeminiWire: ServerWire {
             let finishReason: String?
         }
 
-        struct Usage: Decodable {
-            let promptTokenCount: Int?
-            let candidatesTokenCount: Int?
-
-            init(from decoder: Decoder) {
-                let fields = try? decoder.container(keyedBy: CodingKeys.self)
-                promptTokenCount = try? fields?.decode(Int.self, forKey: .promptTokenCount)
-                candidatesTokenCount = try? fields?.decode(Int.self, forKey: .candidatesTokenCount)
-            }
-
-            enum CodingKeys: String, CodingKey {
-                case promptTokenCount, candidatesTokenCount
-            }
+        /// `promptTokenCount` and `candidatesTokenCount`.
+        enum UsageNames: TokenCountNames {
+            static let prompt = "promptTokenCount"
+            static let completion = "candidatesTokenCount"
         }
 
         struct Feedback: Decodable {
@@ -86,7 +73,7 @@ struct GeminiWire: ServerWire {
         }
 
         let candidates: [Candidate]?
-        let usageMetadata: Usage?
+        let usageMetadata: TokenCounts<UsageNames>?
         let promptFeedback: Feedback?
         let error: Failure?
 
@@ -99,7 +86,7 @@ struct GeminiWire: ServerWire {
             let candidate = candidates?.first
             return WireChunk(
                 text: (candidate?.content?.parts ?? []).compactMap(\.text).joined(),
-                promptTokens: usageMetadata?.promptTokenCount, completionTokens: usageMetadata?.candidatesTokenCount,
+                promptTokens: usageMetadata?.prompt, completionTokens: usageMetadata?.completion,
                 isFinal: candidate?.finishReason != nil)
         }
     }

@@ -49,8 +49,11 @@ package struct RemoteEngine: ChatEngine {
     package let server: ServerProfile
     /// The server's base URL, such as `http://127.0.0.1:8080/v1`.
     package var baseURL: String { server.url }
-    /// The server's context budget (its `contextTokens`).
-    package var contextBudget: Int? { server.contextTokens }
+    /// Where a model's context window is learned when the server's `contextTokens` gives no
+    /// budget (kept data, asked again when old); `nil`: nowhere, no budget.
+    package var windows: (any ContextWindowSource)?
+    /// The most a request may carry without a budget (``ContextBudget/unbudgetedLimit``).
+    package let unbudgetedLimit: Int?
     /// The model asked when a question names none (the server's own).
     package var model: String { server.model }
     /// The temperature sent, 0 to 2 (the `temperature` setting, or the turn's own).
@@ -98,9 +101,11 @@ package struct RemoteEngine: ChatEngine {
     package init(
         server: ServerProfile, temperature: Double, idleTimeout: TimeInterval = 300,
         answerTimeout: TimeInterval = defaultAnswerTimeout, edge: EdgePolicy = EdgePolicy(userAgent: "keep"),
-        answerLimit: Int = defaultAnswerLimit, readKey: @escaping @Sendable () async throws(EngineError) -> APIKey?
+        answerLimit: Int = defaultAnswerLimit, unbudgetedLimit: Int = ContextBudget.unbudgetedLimit,
+        readKey: @escaping @Sendable () async throws(EngineError) -> APIKey?
     ) {
         self.server = server
+        self.unbudgetedLimit = unbudgetedLimit
         self.temperature = temperature
         self.idleTimeout = idleTimeout
         self.answerTimeout = answerTimeout
@@ -112,6 +117,21 @@ package struct RemoteEngine: ChatEngine {
     /// The server (its name, at ``displayURL``), its model and the key in ``keyRef``.
     package var endpoint: EngineEndpoint? {
         EngineEndpoint(name: server.name, server: displayURL, model: model, keyRef: keyRef)
+    }
+
+    /// The budget of a request for `model` (else the server's own): the server's
+    /// `contextTokens` when it has one (an explicit setting always wins); else, for a
+    /// conversation of more than ``ContextBudget/fitsAnyModel`` tokens by its `estimate`, the
+    /// window ``windows`` knows or learns from the server's model list
+    /// (``ContextWindowQuery``); else none. A short conversation never asks the server more
+    /// than its question.
+    package func contextBudget(model: String?, estimate: Int) async -> ContextBudget.Limit {
+        if let tokens = server.contextTokens { return ContextBudget.Limit(tokens: tokens, source: .setting) }
+        guard estimate > ContextBudget.fitsAnyModel, let windows,
+            let query = ContextWindowQuery(wire: server.wire, server: baseURL, model: model ?? self.model),
+            let window = await windows.window(query, authority: server.authority, edge: edge, readKey: readKey)
+        else { return .none }
+        return ContextBudget.Limit(tokens: window.tokens, source: .modelList, readAt: window.readAt)
     }
 
     /// The answer from the model `options` names (else the `model` setting's), with the

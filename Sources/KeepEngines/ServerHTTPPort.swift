@@ -1,10 +1,12 @@
 import Foundation
+import KeepCore
 
 /// How the engines module asks a server about itself: one HTTP GET. A port of the
 /// module's own, so its decisions are tested against a scripted server and run against
-/// ``URLSessionHTTP``.
+/// ``TransportHTTP``.
 ///
-/// The contract: `Authorization: Bearer <key>` is sent only for a key that is there (an
+/// The contract: the key goes in the header of the protocol `wire` the server speaks
+/// (`Authorization: Bearer <key>`, `x-api-key`, `x-goog-api-key`), only for a key that is there (an
 /// ``APIKey`` is never empty: a local server needs none, and `Bearer ` alone is never
 /// sent), and never over plain http to a host that is not this machine unless
 /// `keyOverHttpHosts` names it (``CleartextRule``); any
@@ -14,11 +16,21 @@ import Foundation
 /// PEM file, `keep servers add --ca`) is verified against that file alone, never the system's
 /// authorities.
 package protocol ServerHTTPPort: Sendable {
-    /// GETs `url` (its server verified against the PEM file `authority`, when there is one);
-    /// answers the status, the `Server` header, the body and how long it took.
+    /// GETs `url` of a server speaking `wire` (verified against the PEM file `authority`,
+    /// when there is one); answers the status, the `Server` header, the body and how long it
+    /// took.
     func get(
-        _ url: URL, apiKey: APIKey?, keyOverHttpHosts: [String], authority: String?
+        _ url: URL, apiKey: APIKey?, keyOverHttpHosts: [String], authority: String?, wire: ServerProtocol
     ) async throws(HTTPFailure) -> HTTPAnswer
+}
+
+extension ServerHTTPPort {
+    /// GETs `url` of an OpenAI-compatible server (``get(_:apiKey:keyOverHttpHosts:authority:wire:)``).
+    package func get(
+        _ url: URL, apiKey: APIKey?, keyOverHttpHosts: [String], authority: String?
+    ) async throws(HTTPFailure) -> HTTPAnswer {
+        try await get(url, apiKey: apiKey, keyOverHttpHosts: keyOverHttpHosts, authority: authority, wire: .openai)
+    }
 }
 
 /// A server's answer to a GET.

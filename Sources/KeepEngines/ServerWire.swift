@@ -44,6 +44,15 @@ enum WireJSON {
         try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
     }
 
+    /// A JSON field's name as a coding key, for reading an object field by field.
+    struct Field: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
     /// A `data:` URL of an image, as OpenAI-compatible servers take one.
     static func dataURL(_ attachment: Attachment) -> String {
         "data:\(attachment.mediaType);base64,\(Data(attachment.bytes).base64EncodedString())"

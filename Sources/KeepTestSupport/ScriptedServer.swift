@@ -1,4 +1,5 @@
 import Foundation
+import KeepCore
 import KeepEngines
 import Synchronization
 
@@ -19,6 +20,8 @@ package final class ScriptedServer: ServerHTTPPort {
         package let apiKey: String?
         /// The authority file its server was to be verified against, when there was one.
         package var authority: String? = nil
+        /// The protocol its server speaks (the key's header follows it).
+        package var wire: ServerProtocol = .openai
     }
 
     private let state: Mutex<(reply: Reply, requests: [Request])>
@@ -36,12 +39,12 @@ package final class ScriptedServer: ServerHTTPPort {
     package var requests: [Request] { state.withLock { $0.requests } }
 
     package func get(
-        _ url: URL, apiKey: APIKey?, keyOverHttpHosts: [String], authority: String?
+        _ url: URL, apiKey: APIKey?, keyOverHttpHosts: [String], authority: String?, wire: ServerProtocol
     ) throws(HTTPFailure) -> HTTPAnswer {
         // The key as text, for a test to compare: the double keeps what it was sent.
         let key = apiKey?.withBytes { String(decoding: $0, as: UTF8.self) }
         let reply = state.withLock { state in
-            state.requests.append(Request(url: url, apiKey: key, authority: authority))
+            state.requests.append(Request(url: url, apiKey: key, authority: authority, wire: wire))
             return state.reply
         }
         switch reply {

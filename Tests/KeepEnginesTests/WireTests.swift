@@ -119,19 +119,4 @@ struct WireTests {
             wire.errorMessage(Data(#"[{"error":{"code":400,"message":"bad model","status":"INVALID_ARGUMENT"}}]"#.utf8))
                 == "bad model")
     }
-
-    @Test("past the budget the oldest whole turns are left out; the system prompt and the question stay")
-    func contextBudget() {
-        let long = String(repeating: "x", count: 400)
-        let messages = [
-            ChatMessage(role: .system, text: "sys", time: now), ChatMessage(role: .user, text: "q1", time: now),
-            ChatMessage(role: .assistant, text: long, time: now), ChatMessage(role: .user, text: "q2", time: now),
-            ChatMessage(role: .assistant, text: long, time: now), ChatMessage(role: .user, text: "q3", time: now),
-        ]
-        let fitted = ContextBudget.fit(messages, budget: 150)
-        #expect(fitted.leftOut == 1)
-        #expect(fitted.messages.map(\.text) == ["sys", "q2", long, "q3"])
-        #expect(ContextBudget.fit(messages, budget: nil).messages == messages, "no budget sends everything")
-        #expect(ContextBudget.fit(messages, budget: 1).messages.map(\.text) == ["sys", "q3"], "always the question")
-    }
 }

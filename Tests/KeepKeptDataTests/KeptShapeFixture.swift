@@ -21,7 +21,7 @@ struct KeptShapeFixture: Sendable, CustomTestStringConvertible {
     /// so a new shape cannot be kept without its versions being read here.
     static let shapes: [any KeptShape.Type] = [
         ModelsReading.self, HealthReading.self, ModelMarker.self, RetentionPreference.self, ServerOrder.self,
-        LastOpenChat.self,
+        LastOpenChat.self, ContextWindowsReading.self,
     ]
 
     init<S: KeptShape>(
@@ -46,6 +46,13 @@ struct KeptShapeFixture: Sendable, CustomTestStringConvertible {
     static let all: [KeptShapeFixture] = {
         do {
             return [
+                KeptShapeFixture(
+                    ContextWindowsReading.self, version: 1,
+                    #"{"models":{"m-1":{"tokens":8192,"answered":true,"readAt":1000},"m-2":{"tokens":null,"answered":false,"readAt":2000}}}"#,
+                    reads: ContextWindows(models: [
+                        "m-1": .init(tokens: 8192, answered: true, readAt: KeptInstant(millisecondsSince1970: 1000)),
+                        "m-2": .init(tokens: nil, answered: false, readAt: KeptInstant(millisecondsSince1970: 2000)),
+                    ])),
                 KeptShapeFixture(
                     ModelsReading.self, version: 1,
                     #"{"since":1000,"models":[{"id":"m-1","firstSeen":1000},{"id":"m-2","firstSeen":2000}]}"#,

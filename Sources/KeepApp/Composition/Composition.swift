@@ -167,7 +167,9 @@ package actor Composition {
 
     /// The engine `core` starts on (its `engineId` setting, else the default), set up from
     /// its settings; a remote one asks `choice`'s server (the default server when not given),
-    /// and a choice that names a server is answered by one whatever `engineId` says.
+    /// and a choice that names a server is answered by one whatever `engineId` says. A server
+    /// without a budget of its own learns one from its model list, kept in kept data
+    /// (``KeptWindows``: opened only when a window is asked for).
     package func engine(for core: AppCore, choice: TurnChoice? = nil) async throws(EngineError) -> any ChatEngine {
         let backend = await secrets()
         let id = choice?.named == true ? RemoteEngine.engineId : core.engineId
@@ -175,7 +177,7 @@ package actor Composition {
         if server == nil, id == RemoteEngine.engineId { server = await serverBook(core).defaultServer }
         return try Platform.engineFor(
             id, settings: core.settings, secrets: backend.secrets, keyringUnavailable: backend.keyringUnavailable,
-            server: server)
+            server: server, windows: KeptWindows { [self] in try? await self.kept().engines })
     }
 
     /// The servers, aliases and roles, read once per run after carrying the old server
@@ -224,7 +226,7 @@ package actor Composition {
         if !creating, keptOpening == nil,
             let peek = try await KeptData.peek(
                 root: try? environment.dataRoot(), keys: await secrets().keyStore,
-                http: URLSessionHTTP(userAgent: KeepVersion.userAgent), warn: warn)
+                http: TransportHTTP(userAgent: KeepVersion.userAgent), warn: warn)
         {
             return peek
         }
@@ -237,7 +239,7 @@ package actor Composition {
                         try await KeptData.open(
                             root: try? environment.dataRoot(), keys: backend.keyStore,
                             keyringUnavailable: backend.keyringUnavailable,
-                            http: URLSessionHTTP(userAgent: KeepVersion.userAgent), warn: warn))
+                            http: TransportHTTP(userAgent: KeepVersion.userAgent), warn: warn))
                 } catch {
                     return .failure(error)
                 }

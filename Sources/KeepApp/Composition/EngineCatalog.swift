@@ -72,6 +72,7 @@ package enum EngineCatalog {
             }
         }
         engine.keyUnreadable = setup.keyringUnavailable.map { "\($0)" }
+        engine.windows = setup.windows
         return engine
     }
 }

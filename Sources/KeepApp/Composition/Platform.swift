@@ -83,10 +83,12 @@ package enum Platform {
     /// settings that do not make the engine.
     ///
     /// `keyringUnavailable`, when no keyring answers this run, goes to the remote engine's
-    /// advice for a server that wants a key (``RemoteEngine/keyUnreadable``).
+    /// advice for a server that wants a key (``RemoteEngine/keyUnreadable``); `windows` is
+    /// where it learns a context window its server's setting does not give
+    /// (``RemoteEngine/windows``).
     package static func engineFor(
         _ id: String, settings: SettingsStore, secrets: any SecretsPort, keyringUnavailable: SecretsError? = nil,
-        server: ServerProfile? = nil
+        server: ServerProfile? = nil, windows: (any ContextWindowSource)? = nil
     ) throws(EngineError) -> any ChatEngine {
         guard let kind = EngineCatalog.kind(id) else {
             throw EngineError(
@@ -98,7 +100,8 @@ package enum Platform {
         if let server { asked = server } else { asked = try carriedServer(settings) }
         return try kind.make(
             EngineKind.Setup(
-                settings: settings, secrets: secrets, keyringUnavailable: keyringUnavailable, server: asked))
+                settings: settings, secrets: secrets, keyringUnavailable: keyringUnavailable, server: asked,
+                windows: windows))
     }
 
     /// The server the old settings describe, when no other is given (``SettingRegistry/carriedServer(_:)``).

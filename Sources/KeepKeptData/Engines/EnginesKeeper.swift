@@ -1,4 +1,5 @@
 import Foundation
+import KeepCore
 import KeepEngines
 import KeepPorts
 import KeepSealed
@@ -14,9 +15,12 @@ import KeepSealed
 /// - ``kept(_:)`` answers at once from what is kept, never from the network, each reading
 ///   marked as kept and dated. A reading it cannot read (a shape or kind this build does
 ///   not know, a payload that does not open) is discarded: the server can be read again.
-/// - ``refresh(_:apiKey:keyOverHttpHosts:authority:)`` reads the server, keeps a fresh health
+/// - ``refresh(_:apiKey:keyOverHttpHosts:authority:wire:)`` reads the server, keeps a fresh health
 ///   reading whatever the answer, and a fresh model list only when the server gave one
 ///   (otherwise the kept one stays, marked as kept).
+/// - ``window(_:authority:edge:readKey:)`` answers a model's context window from the kept
+///   reading while it is young (``ContextWindows``), else asks the server and keeps what it
+///   said, a window or none.
 /// - Readings older than the retention are deleted at ``launch()`` and by
 ///   ``setRetention(_:)``. A preference it cannot read is left as it is and reported,
 ///   never replaced behind the user's back.
@@ -81,6 +85,8 @@ package struct EnginesKeeper: Sendable {
             switch record.kind {
             case ModelsReading.kind: readings.models = try await openReading(ModelsReading.self, record)
             case HealthReading.kind: readings.health = try await openReading(HealthReading.self, record)
+            case ContextWindowsReading.kind:
+                readings.windows = try await openReading(ContextWindowsReading.self, record)
             default:
                 // A kind of reading this build does not keep (a newer build's): discarded.
                 try await store.discardReading(record)
@@ -99,13 +105,14 @@ package struct EnginesKeeper: Sendable {
     /// it is kept (its `Server` header, model ids, a redirect's address).
     ///
     /// A server with an `authority` of its own (`keep servers add --ca FILE`) is verified
-    /// against that file alone.
+    /// against that file alone; the key goes in the header of the protocol `wire` it speaks.
     ///
     /// A server that does not answer, refuses the key, redirects elsewhere or answers with
     /// something else than a model list is not an error: the fresh health reading says so.
     /// Throws only when the store or the sealer fails.
     package func refresh(
-        _ server: ServerAddress, apiKey: String?, keyOverHttpHosts: [String] = [], authority: String? = nil
+        _ server: ServerAddress, apiKey: String?, keyOverHttpHosts: [String] = [], authority: String? = nil,
+        wire: ServerProtocol = .openai
     ) async throws(KeptError) -> ServerReadings {
         let subject = try seal.subject(server)
         var readings = try await kept(server)
@@ -125,7 +132,7 @@ package struct EnginesKeeper: Sendable {
         } else {
             do {
                 let answer = try await http.get(
-                    server.modelsURL, apiKey: key, keyOverHttpHosts: keyOverHttpHosts, authority: authority)
+                    server.modelsURL, apiKey: key, keyOverHttpHosts: keyOverHttpHosts, authority: authority, wire: wire)
                 readAt = KeptInstant(now())
                 if (200..<300).contains(answer.status) {
                     models = ModelList(modelsBody: answer.body, previous: readings.models?.value, readAt: readAt)?
@@ -277,6 +284,67 @@ package struct EnginesKeeper: Sendable {
         let value = try seal.open(shape, record)
         try await store.keepPreference(try seal.record(shape, value, about: nil, at: record.at))
         return true
+    }
+}
+
+// MARK: - Context windows
+
+extension EnginesKeeper: ContextWindowSource {
+    /// The context window of the model `query` names: the kept one while it is young
+    /// (``ContextWindows/answeredAge``), else read now from the server's model list through
+    /// the HTTP port (every rule of the edge holding: `edge`'s cleartext rule and
+    /// User-Agent, the key from `readKey`, read only now, in the header of the server's
+    /// protocol, `authority` when the server has one) and kept, whatever it said.
+    ///
+    /// `nil` when it cannot be told: the key could not be read, the address is not one, or
+    /// the server did not answer (no answer, or an HTTP 401, 403, 429 or 5xx: a key fixed or
+    /// a server back is asked again after ``ContextWindows/unansweredAge``); kept data that
+    /// fails to keep is no error either.
+    package func window(
+        _ query: ContextWindowQuery, authority: String?, edge: EdgePolicy,
+        readKey: @escaping @Sendable () async throws(EngineError) -> APIKey?
+    ) async -> ContextWindow? {
+        guard let server = try? ServerAddress(query.server), let subject = try? seal.subject(server) else { return nil }
+        var windows = (try? await kept(server))?.windows?.value ?? ContextWindows()
+        if let entry = windows.models[query.model], entry.isFresh(now: now()) {
+            return entry.answered ? ContextWindow(tokens: entry.tokens, readAt: entry.readAt.date) : nil
+        }
+        let key: APIKey?
+        do {
+            key = try await readKey()
+        } catch {
+            return nil
+        }
+        var tokens: Int?
+        var answered = false
+        do {
+            let answer = try await http.get(
+                query.url, apiKey: key, keyOverHttpHosts: edge.keyOverHttpHosts, authority: authority, wire: query.wire)
+            switch answer.status {
+            case 200..<300:
+                tokens = query.window(in: answer.body)
+                answered = true
+            case 401, 403, 429, 500...: break
+            default: answered = true  // no such model or list (404), a redirect not followed: no window
+            }
+        } catch {
+            // No answer: not asked again for a while, and no budget now.
+        }
+        let readAt = KeptInstant(now())
+        let entry = ContextWindows.Entry(tokens: tokens, answered: answered, readAt: readAt)
+        windows.set(entry, for: query.model)
+        if let record = try? seal.record(ContextWindowsReading.self, windows, about: subject, at: readAt) {
+            try? await store.keepReading(record)
+            try? await remember(server)
+        }
+        return answered ? ContextWindow(tokens: tokens, readAt: readAt.date) : nil
+    }
+
+    /// The window kept for `model` at `server`, whatever its age, without asking; `nil` when
+    /// the server never answered about it.
+    package func keptWindow(of model: String, at server: ServerAddress) async -> ContextWindow? {
+        guard let entry = (try? await kept(server))?.windows?.value.models[model], entry.answered else { return nil }
+        return ContextWindow(tokens: entry.tokens, readAt: entry.readAt.date)
     }
 }
 

@@ -6,6 +6,8 @@ package struct ServerReadings: Sendable, Equatable {
     package var models: KeptReading<ModelList>?
     /// Its health, when it was read and kept.
     package var health: KeptReading<ServerHealth>?
+    /// What it said of its models' context windows, when it was asked.
+    package var windows: KeptReading<ContextWindows>?
 
     /// The readings of `server`, `nil` for one never read and kept.
     package init(server: ServerAddress, models: KeptReading<ModelList>? = nil, health: KeptReading<ServerHealth>? = nil)

@@ -50,7 +50,8 @@ enum EnginesCommand {
     static func list(_ invocation: Invocation) async throws {
         let kept = try await keptData(invocation)
         let core = try await invocation.core()
-        let current = await currentServer(core, invocation)
+        let defaultServer = await self.defaultServer(core, invocation)
+        let current = defaultServer?.address
         let engines = kept.engines
         var servers = (try? await engines.servers()) ?? []
         if let current, !servers.contains(current) { servers.insert(current, at: 0) }
@@ -65,16 +66,13 @@ enum EnginesCommand {
         }
         for server in servers {
             let keptReadings = try await engines.kept(server)
-            guard server == current else {
+            guard let defaultServer, server == current else {
                 readings.append(keptReadings)
                 if !invocation.json { console.show("  \(server)\n    kept: \(summary(keptReadings))\n") }
                 continue
             }
             if !invocation.json { console.show("* \(server) (baseUrl)\n    kept: \(summary(keptReadings))\n") }
-            let apiKey = await key(core, invocation)
-            let fresh = try await engines.refresh(
-                server, apiKey: apiKey, keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(core.settings),
-                authority: await authority(core, invocation))
+            let fresh = try await refresh(defaultServer, engines, core, invocation)
             readings.append(fresh)
             if !invocation.json { console.show(freshLines(fresh)) }
         }
@@ -93,13 +91,11 @@ enum EnginesCommand {
         let name = invocation.positional(0) ?? ""
         let kept = try await keptData(invocation)
         let core = try await invocation.core()
-        guard let server = await currentServer(core, invocation) else {
+        guard let defaultServer = await defaultServer(core, invocation) else {
             throw CommandFailure.failure("the baseUrl setting names no server to choose a model from")
         }
-        let readings = try await kept.engines.refresh(
-            server, apiKey: await key(core, invocation),
-            keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(core.settings),
-            authority: await authority(core, invocation))
+        let server = defaultServer.address
+        let readings = try await refresh(defaultServer, kept.engines, core, invocation)
         let model: String
         do {
             model = try kept.engines.modelToUse(name, from: readings)
@@ -108,7 +104,7 @@ enum EnginesCommand {
             throw CommandFailure.failure("\(error)\(now)")
         }
         let settings = core.settings
-        let asked = await invocation.composition.serverBook(core).profiles.defaultServer
+        let asked = defaultServer.profile.name
         if asked == Profiles.defaultName {
             try await SettingsCommand.changing(settings, invocation) { () async throws(SettingsError) in
                 try await settings.set(SettingRegistry.model.key, .string(model))
@@ -193,36 +189,41 @@ enum EnginesCommand {
         return "cannot tell: \(why); what keep has kept is neither shown nor changed until it can be read\(fix)"
     }
 
-    /// The default server's address (`keep servers use`); a warning, and `nil`, when there
-    /// is no usable one.
-    static func currentServer(_ core: AppCore, _ invocation: Invocation) async -> ServerAddress? {
+    /// The default server (`keep servers use`), from the server book read once, and its
+    /// address.
+    struct DefaultServer {
+        let profile: ServerProfile
+        let address: ServerAddress
+    }
+
+    /// The default server; a warning, and `nil`, when there is no usable one.
+    static func defaultServer(_ core: AppCore, _ invocation: Invocation) async -> DefaultServer? {
         guard let server = await invocation.composition.serverBook(core).defaultServer else {
             invocation.console.warning("there is no default server to read (keep servers)")
             return nil
         }
         do {
-            return try ServerAddress(server.url)
+            return DefaultServer(profile: server, address: try ServerAddress(server.url))
         } catch {
             invocation.console.warning("the server \(server.name) is not read: \(error)")
             return nil
         }
     }
 
-    /// The default server's key (the ref it names), or `nil`; a keychain that cannot be
-    /// asked is a warning, and the server is read without a key.
-    static func key(_ core: AppCore, _ invocation: Invocation) async -> String? {
-        guard let ref = await invocation.composition.serverBook(core).defaultServer?.key else { return nil }
+    /// Reads `server` afresh through `engines`: with its key (a keychain that cannot be asked
+    /// is a warning, and the server is read without one), its authority and its protocol.
+    static func refresh(
+        _ server: DefaultServer, _ engines: EnginesKeeper, _ core: AppCore, _ invocation: Invocation
+    ) async throws -> ServerReadings {
+        var apiKey: String?
         do {
-            return try await readSecret(secrets: invocation.composition.secrets().secrets, ref: ref)
+            apiKey = try await readSecret(secrets: invocation.composition.secrets().secrets, ref: server.profile.key)
         } catch {
             invocation.console.warning("the server is read without a key: \(error)")
-            return nil
         }
-    }
-
-    /// The authority file the default server is verified against (its `--ca`), or `nil`.
-    static func authority(_ core: AppCore, _ invocation: Invocation) async -> String? {
-        await invocation.composition.serverBook(core).defaultServer?.authority
+        return try await engines.refresh(
+            server.address, apiKey: apiKey, keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(core.settings),
+            authority: server.profile.authority, wire: server.profile.wire)
     }
 
     // MARK: - Words

@@ -3,6 +3,7 @@ import KeepApp
 import KeepCLI
 import KeepCore
 import KeepEngines
+import KeepKeptData
 import KeepPorts
 import KeepReports
 
@@ -18,7 +19,8 @@ enum ServersCommand {
     static let caOption = ArgumentParser.Option(
         "--ca", value: "FILE", help: "verify its certificate against the authority in the PEM FILE alone")
     static let contextOption = ArgumentParser.Option(
-        "--context", value: "TOKENS", help: "its context budget: older turns are left out of a request past it")
+        "--context", value: "TOKENS",
+        help: "its context budget: older turns are left out of a request past it (else read from its model list)")
 
     static let command = Command(
         "servers", summary: "List the servers keep asks; add, remove, or choose the default",
@@ -26,7 +28,9 @@ enum ServersCommand {
             Each server has a name, a base URL, the protocol it speaks (openai chat completions, anthropic
             messages, gemini), the keychain slot of its key (never the key: keep key set SLOT stores it), the
             model asked when a question names none, and optionally a private authority (--ca) and a context
-            budget (--context). `ask -s NAME`, `chat -s NAME`, `/server NAME` and `-m NAME/MODEL` ask a server
+            budget (--context; without one, the window the server's model list gives for the model, kept with
+            the readings about it and asked again after seven days; the listing shows each budget and where it
+            came from). `ask -s NAME`, `chat -s NAME`, `/server NAME` and `-m NAME/MODEL` ask a server
             other than the default. The servers live in the store at settings/profiles, plain JSON; the first
             run of this version carried the baseUrl, model, keySlot and keyAccount settings into the server
             `default` (the settings stay as they were).
@@ -66,7 +70,8 @@ enum ServersCommand {
     static func list(_ invocation: Invocation) async throws {
         let core = try await invocation.core()
         let book = await invocation.composition.serverBook(core)
-        let report = ServersReport(book)
+        let learned = await learnedWindows(book, invocation)
+        let report = ServersReport(book, learned: learned)
         if invocation.json { return try invocation.printJSON(report) }
         let console = invocation.console
         let width = report.servers.map(\.name.count).max() ?? 0
@@ -75,13 +80,35 @@ enum ServersCommand {
                 "\(server.default ? "*" : " ") \(server.name.padding(toLength: width, withPad: " ", startingAt: 0))"
             line += "  \(server.protocol)  \(server.url)  model \(server.model)  key \(keyText(server.key))"
             if let ca = server.ca { line += "  ca \(ca)" }
-            if let budget = server.contextTokens { line += "  context \(budget)" }
+            line += "  context \(contextText(server.context, readAt: learned[server.name]?.readAt))"
             console.show(line + "\n")
         }
         for refused in report.refused { console.show("  not used: \(refused.entry): \(refused.reason)\n") }
         if core.engineId != RemoteEngine.engineId {
             console.out("The engine is \(core.engineId), so no server is asked unless a question names one (-s).\n")
         }
+    }
+
+    /// `8192 (setting)`, `131072 (model list, read 3 h ago)`, `none`.
+    private static func contextText(_ context: ServersReport.Context, readAt: Date?) -> String {
+        guard let tokens = context.tokens else { return "none" }
+        let read = context.readAt == nil ? "" : readAt.map { ", read \(ReadingAge(readAt: $0, now: Date()))" } ?? ""
+        return "\(tokens) (\(context.source)\(read))"
+    }
+
+    /// The windows kept data learned for each server without a budget of its own (its model's,
+    /// from its model list), by server name; read from what is kept, never asked for.
+    private static func learnedWindows(_ book: ServerBook, _ invocation: Invocation) async -> [String: ContextWindow] {
+        let unset = book.servers.filter { $0.contextTokens == nil }
+        guard !unset.isEmpty, let engines = try? await invocation.composition.kept(creating: false).engines else {
+            return [:]
+        }
+        var learned: [String: ContextWindow] = [:]
+        for server in unset {
+            guard let address = try? ServerAddress(server.url) else { continue }
+            learned[server.name] = await engines.keptWindow(of: server.model, at: address)
+        }
+        return learned
     }
 
     private static func keyText(_ key: ServersReport.Key) -> String {

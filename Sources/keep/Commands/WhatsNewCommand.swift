@@ -60,13 +60,11 @@ enum WhatsNewCommand {
     /// includes what it lists now; a server that cannot be read is a warning.
     private static func refreshCurrent(_ kept: KeptData, _ invocation: Invocation) async throws {
         let core = try await invocation.core()
-        guard let server = await EnginesCommand.currentServer(core, invocation),
-            (try? await kept.engines.servers().contains(server)) == true
+        guard let current = await EnginesCommand.defaultServer(core, invocation),
+            (try? await kept.engines.servers().contains(current.address)) == true
         else { return }
-        let apiKey = await EnginesCommand.key(core, invocation)
-        let readings = try await kept.engines.refresh(
-            server, apiKey: apiKey, keyOverHttpHosts: SettingRegistry.keyOverHttpHostsIn(core.settings),
-            authority: await EnginesCommand.authority(core, invocation))
+        let server = current.address
+        let readings = try await EnginesCommand.refresh(current, kept.engines, core, invocation)
         if readings.models?.isFresh != true, let problem = readings.health?.value.problem {
             invocation.console.warning("\(server) cannot be read now (\(problem)); what is new is from kept readings")
         }

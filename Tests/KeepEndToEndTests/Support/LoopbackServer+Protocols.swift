@@ -89,6 +89,19 @@ extension LoopbackServer {
         }
     }
 
+    /// `handler`, with each GET whose path is a key of `descriptions` answered with that JSON
+    /// (a model list, `GET /v1/models`, or one model's description, `GET /v1/models/NAME`, as
+    /// each protocol's documentation gives them); any other GET is a 404.
+    static func describing(_ descriptions: [String: String], _ handler: @escaping Handler) -> Handler {
+        { request, responder in
+            guard request.method == "GET" else { return handler(request, responder) }
+            guard let body = descriptions[request.path] else {
+                return responder.send(status: 404, body: #"{"error":{"message":"no such model"}}"#)
+            }
+            responder.send(status: 200, body: body)
+        }
+    }
+
     /// Every request answered with `status` and the JSON `body`, whatever the path.
     static func answering(status: Int, body: String) -> Handler {
         { _, responder in responder.send(status: status, body: body) }

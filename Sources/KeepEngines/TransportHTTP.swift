@@ -1,12 +1,15 @@
 import Foundation
+import KeepCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
-/// The engines module's HTTP port on `URLSession`, through ``DataTaskEvents`` (or libcurl,
-/// ``CurlTransfer``, for a server with an authority of its own: ``Transport`` chooses), under
-/// the same edge rules as every engine's request.
+/// The engines module's HTTP port on ``Transport``: URLSession (``DataTaskEvents``), or
+/// libcurl (``CurlTransfer``) for a server with an authority of its own, as ``Transport``
+/// chooses, under the same edge rules as every engine's request. The key travels in the
+/// header of the protocol the server speaks (``ServerProtocol``), with that protocol's own
+/// headers (Anthropic's `anthropic-version`).
 ///
 /// Its sessions share and keep nothing (``SessionConfiguration``): what a server answers
 /// (its model list) never reaches a cache file on disk, and no cookie is kept. A request
@@ -17,7 +20,7 @@ import Foundation
 /// origin); any other comes back as the answer, with its `Location`, for the keeper to
 /// report. A body longer than `bodyLimit` is not read to its end: the request fails, and
 /// memory stays bounded.
-package struct URLSessionHTTP: ServerHTTPPort {
+package struct TransportHTTP: ServerHTTPPort {
     let timeout: Duration
     let bodyLimit: Int
     let userAgent: String
@@ -32,10 +35,15 @@ package struct URLSessionHTTP: ServerHTTPPort {
     }
 
     package func get(
-        _ url: URL, apiKey: APIKey?, keyOverHttpHosts: [String], authority: String?
+        _ url: URL, apiKey: APIKey?, keyOverHttpHosts: [String], authority: String?, wire: ServerProtocol
     ) async throws(HTTPFailure) -> HTTPAnswer {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        var request = OutgoingRequest("GET", url, headers: ["Accept": "application/json"], key: apiKey)
+        let protocolWire = wire.wire
+        var request = OutgoingRequest(
+            "GET", url,
+            headers: ["Accept": "application/json"].merging(
+                protocolWire.headers, uniquingKeysWith: { first, _ in first }),
+            key: apiKey, keyHeader: protocolWire.keyHeader)
         let edge = EdgePolicy(keyOverHttpHosts: keyOverHttpHosts, userAgent: userAgent)
         let limits = TransferLimits(idle: seconds, headers: seconds, total: seconds, bytes: bodyLimit)
         let clock = ContinuousClock()
