@@ -125,7 +125,8 @@ package enum ChatSealing: Sendable {
 
     /// Decides this launch's state for the store `storage` (the file store, plain) with the
     /// chats' keys `keys` give, and answers the store the app uses: `storage` itself when
-    /// plain, a ``/KeepSealed/SealedStorage`` over it when sealed, one that refuses the
+    /// plain, a ``/KeepSealed/SealedStorage`` over it when sealed (either writing the chats
+    /// only while the marker stays the one of the launch: ``MarkerCheckedStorage``), one that refuses the
     /// chats' namespaces (and passes settings through) when they are out of reach, and, for
     /// a root no launch decided yet on a keyring that answers, a ``FirstChatSealing`` that
     /// decides at its first chat (``notYet``): a command that only reads or describes writes
