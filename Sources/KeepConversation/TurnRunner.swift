@@ -14,8 +14,9 @@ import KeepPorts
 /// the claim). ``answer(_:in:options:leftOut:receive:)`` asks the engine with the lock *not* held,
 /// then takes the lock, appends the question and the answer in one write (a new chat's
 /// first turn is read afresh and written whole), and clears the draft: two processes
-/// answering in the same chat each add their turn, and neither loses the other's. A chat removed meanwhile (neither the chat nor its
-/// draft is there any more) stays removed: the turn is not kept. The chat answered last is
+/// answering in the same chat each add their turn, and neither loses the other's. A chat
+/// removed meanwhile (neither the chat nor its draft is there any more) stays removed: the
+/// turn is not kept. The chat answered last is
 /// found in the chat index (``chatToContinue()``), so a turn keeps no hint of its own and
 /// flushes nothing for it.
 ///
