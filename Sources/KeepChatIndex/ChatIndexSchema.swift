@@ -213,13 +213,13 @@ enum ChatIndexSchema {
     /// Writes the tokens of some text of the chat `number` (a turn, a chat changed behind
     /// keep's back) as one delta.
     static func storeDelta(
-        _ keys: Trigrams, chat number: UInt32, sealing: any ChatIndexSealing,
+        _ keys: [UInt64], chat number: UInt32, sealing: any ChatIndexSealing,
         in transaction: borrowing SQLiteTransaction
     ) throws(SQLiteError) {
-        guard keys.count > 0 else { return }
+        guard !keys.isEmpty else { return }
         var tokens: [UInt64] = []
         tokens.reserveCapacity(keys.count)
-        for key in keys.keys {
+        for key in keys {
             tokens.append(try sealingCall { () throws(SealingError) in try sealing.token(for: key) })
         }
         tokens.sort()
@@ -286,16 +286,18 @@ enum ChatIndexSchema {
     /// The most batches kept before they are merged: each search reads a bucket of each.
     static let batchBound = 32
 
-    /// Folds the deltas into a batch of their own, or, past ``batchBound`` batches, every
-    /// delta and batch into one, leaving out chats no longer indexed: the index stays as
-    /// large as what it indexes, however many turns and changes it has seen. Batches are
-    /// merged a bucket at a time, so what is held at once is one bucket of every batch (a
-    /// 4,096th of the index) and the deltas, never the whole index.
+    /// Folds the deltas into a batch of their own, or, at ``batchBound`` batches, the deltas
+    /// and the newest half of the batches into one, leaving out chats no longer indexed: the
+    /// index stays about as large as what it indexes, however many turns and changes it has
+    /// seen, and a rebuild merges each posting about once rather than every batch so far at
+    /// each merge (merged batches pile up until they are the newest half, and are merged in
+    /// turn). Batches are merged a bucket at a time, so what is held at once is one bucket of
+    /// the batches merged (a 4,096th of them) and the deltas, never the whole index.
     static func compact(sealing: any ChatIndexSealing, in transaction: borrowing SQLiteTransaction) throws(SQLiteError)
     {
         let (deltas, batches) = try pieces(in: transaction)
-        let mergeAll = batches >= batchBound
-        guard mergeAll || deltas >= deltaBound else { return }
+        let mergeNewest = batches >= batchBound
+        guard mergeNewest || deltas >= deltaBound else { return }
         var live = Set<UInt32>()
         try transaction.forEachRow("SELECT num, facts FROM chats") { row throws(SQLiteError) in
             let facts = try row.withBlob(1) { blob throws(SQLiteError) in try ChatIndexFacts(blob) }
@@ -311,7 +313,7 @@ enum ChatIndexSchema {
             for token in Self.tokens(bytes) { pairs.append((token, chat)) }
         }
         _ = try transaction.execute("DELETE FROM deltas")
-        guard mergeAll else {
+        guard mergeNewest else {
             // Postings take each token's chats in ascending order; stored tokens are tokens
             // already, so they are written as they are.
             pairs.sort { ($0.chat, $0.token) < ($1.chat, $1.token) }
@@ -324,12 +326,20 @@ enum ChatIndexSchema {
         for pair in pairs { fromDeltas[Postings.bucket(pair.token)].append(pair) }
         pairs = []
         let merged = (try transaction.query("SELECT coalesce(max(batch), 0) FROM grams").first?.integer(0) ?? 0) + 1
+        // The oldest batch merged: the newest half of them are.
+        let oldest =
+            try transaction.query(
+                "SELECT batch FROM (SELECT DISTINCT batch FROM grams) ORDER BY batch DESC LIMIT 1 OFFSET ?",
+                [.integer(Int64(batchBound / 2 - 1))]
+            ).first?.integer(0) ?? 0
         var rows: [[SQLiteValue]] = []
         for bucket in 0..<Postings.bucketCount {
             var held = fromDeltas[bucket]
             fromDeltas[bucket] = []
-            try transaction.forEachRow("SELECT batch, postings FROM grams WHERE bucket = ?", [.integer(Int64(bucket))])
-            {
+            try transaction.forEachRow(
+                "SELECT batch, postings FROM grams WHERE bucket = ? AND batch >= ?",
+                [.integer(Int64(bucket)), .integer(oldest)]
+            ) {
                 row throws(SQLiteError) in
                 let blob = try opened(
                     try row.blob(1), binding: gramsBinding(bucket: bucket, batch: try row.integer(0)), sealing)
@@ -355,7 +365,8 @@ enum ChatIndexSchema {
             }
         }
         _ = try transaction.executeMany("INSERT INTO grams(bucket, batch, postings) VALUES(?, ?, ?)", rows)
-        _ = try transaction.execute("DELETE FROM grams WHERE batch < ?", [.integer(merged)])
+        _ = try transaction.execute(
+            "DELETE FROM grams WHERE batch >= ? AND batch < ?", [.integer(oldest), .integer(merged)])
     }
 
     // MARK: - Private

@@ -39,6 +39,13 @@ struct Postings {
         mask = size - 1
     }
 
+    /// Makes room for `postings` postings at once, so that a batch filled up to that many
+    /// never regrows its arrays (a regrowth holds the old and the new side by side).
+    mutating func reserve(_ postings: Int) {
+        postingChats.reserveCapacity(postings)
+        earlier.reserveCapacity(postings)
+    }
+
     /// Whether no token was added.
     var isEmpty: Bool { tokens.isEmpty }
 
