@@ -299,6 +299,26 @@ struct ChatIndexTests {
         #expect(try await shelf.index.listing() == ChatSummaryListing(try await runner.chats.scan()))
     }
 
+    @Test("a rebuild by a listing indexes the text in the same pass: the first search after it reads only its holders")
+    func listingIndexesTextToo() async throws {
+        let shelf = try Shelf()
+        for number in 1...6 {
+            try await shelf.save(number, number % 3 == 0 ? ["about marseille", "a port"] : ["about lyon", "a city"])
+        }
+        try shelf.age()
+        var limits = ChatIndex.Limits()
+        limits.inlineText = 2
+        limits.batchChats = 4
+        let index = ChatIndex(root: shelf.directory.path, storage: shelf.counting, limits: limits)
+        #expect(try await index.listing().chats.count == 6)
+        #expect(shelf.counting.chatsRead.count == 6, "the listing read every chat once")
+        let found = try await index.search("Marseille")
+        #expect(found == (try await ChatRepository(storage: shelf.store).search("Marseille")))
+        #expect(
+            Set(shelf.counting.chatsRead.dropFirst(6)) == [Shelf.id(3), Shelf.id(6)],
+            "the search read the two chats that hold the text, and no other")
+    }
+
     @Test(
         "search through the index finds exactly what reading every chat finds, and reads only the chats that hold it",
         arguments: [
