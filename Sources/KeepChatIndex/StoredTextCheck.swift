@@ -42,10 +42,23 @@ struct StoredTextCheck {
     }
 
     private mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
         let first = wanted[0]
+        let skipper = Skipper(wanted)
         let count = bytes.count
         var index = 0
         while index < count {
+            // What cannot begin a match is passed over 16 bytes at a time: every byte before
+            // the first that may is plain ASCII, so `index` stays at the start of a character.
+            while index + 17 <= count {
+                let offset = skipper.firstPossibleStart(base + index)
+                if offset == 16 {
+                    index += 16
+                    continue
+                }
+                index += offset
+                break
+            }
             let byte = bytes[index]
             if byte < 0x80 && byte != UInt8(ascii: "\\") {
                 // Plain ASCII, the common case: folded by lower-casing a letter.
@@ -64,6 +77,56 @@ struct StoredTextCheck {
             index += length
         }
         return false
+    }
+
+    /// Where a match may begin in 16 bytes: at a byte (and the next) that fold to the first
+    /// (two) scalars wanted, when those are ASCII, or at any byte that is not plain ASCII (a
+    /// scalar's first byte, or a backslash that may begin an escape).
+    private struct Skipper {
+        /// The byte the first scalar wanted is, ASCII lower case, or `nil` when it is not ASCII
+        /// (then only a byte that is not plain ASCII can begin a match).
+        let first: UInt8?
+        let second: UInt8?
+        let firstIsLetter: Bool
+        let secondIsLetter: Bool
+
+        init(_ wanted: [UInt32]) {
+            func ascii(_ scalar: UInt32?) -> UInt8? {
+                guard let scalar, scalar < 0x80, scalar != UInt32(UInt8(ascii: "\\")) else { return nil }
+                return UInt8(scalar)
+            }
+            first = ascii(wanted.first)
+            second = first == nil ? nil : ascii(wanted.count > 1 ? wanted[1] : nil)
+            firstIsLetter = first.map { $0 &- 0x61 < 26 } ?? false
+            secondIsLetter = second.map { $0 &- 0x61 < 26 } ?? false
+        }
+
+        /// The offset in `bytes[0..<16]` of the first byte a match may begin at, or 16; reads
+        /// `bytes[16]` too.
+        func firstPossibleStart(_ bytes: UnsafePointer<UInt8>) -> Int {
+            let raw = UnsafeRawPointer(bytes)
+            let block = raw.loadUnaligned(as: SIMD16<UInt8>.self)
+            var hits = block .>= SIMD16(repeating: 0x80)
+            hits .|= block .== SIMD16(repeating: UInt8(ascii: "\\"))
+            if let first {
+                let folded = firstIsLetter ? block | SIMD16(repeating: 0x20) : block
+                var starts = folded .== SIMD16(repeating: first)
+                if let second {
+                    let next = raw.loadUnaligned(fromByteOffset: 1, as: SIMD16<UInt8>.self)
+                    let nextFolded = secondIsLetter ? next | SIMD16(repeating: 0x20) : next
+                    // The byte after may also be where a fold begins: not plain ASCII.
+                    var follows = nextFolded .== SIMD16(repeating: second)
+                    follows .|= next .>= SIMD16(repeating: 0x80)
+                    follows .|= next .== SIMD16(repeating: UInt8(ascii: "\\"))
+                    starts .&= follows
+                }
+                hits .|= starts
+            }
+            guard any(hits) else { return 16 }
+            let marks = SIMD16<UInt8>(repeating: 0).replacing(with: 0xFF, where: hits)
+            let (low, high) = unsafeBitCast(marks, to: (UInt64, UInt64).self)
+            return low != 0 ? low.trailingZeroBitCount / 8 : 8 + high.trailingZeroBitCount / 8
+        }
     }
 
     /// Whether the folded scalars from the byte `start`, leaving out the first `skip` of the
