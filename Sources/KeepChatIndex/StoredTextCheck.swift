@@ -48,12 +48,12 @@ struct StoredTextCheck {
         let count = bytes.count
         var index = 0
         while index < count {
-            // What cannot begin a match is passed over 16 bytes at a time: every byte before
+            // What cannot begin a match is passed over 8 bytes at a time: every byte before
             // the first that may is plain ASCII, so `index` stays at the start of a character.
-            while index + 17 <= count {
+            while index + 9 <= count {
                 let offset = skipper.firstPossibleStart(base + index)
-                if offset == 16 {
-                    index += 16
+                if offset == 8 {
+                    index += 8
                     continue
                 }
                 index += offset
@@ -79,7 +79,7 @@ struct StoredTextCheck {
         return false
     }
 
-    /// Where a match may begin in 16 bytes: at a byte (and the next) that fold to the first
+    /// Where a match may begin in 8 bytes: at a byte (and the next) that fold to the first
     /// (two) scalars wanted, when those are ASCII, or at any byte that is not plain ASCII (a
     /// scalar's first byte, or a backslash that may begin an escape).
     private struct Skipper {
@@ -101,31 +101,38 @@ struct StoredTextCheck {
             secondIsLetter = second.map { $0 &- 0x61 < 26 } ?? false
         }
 
-        /// The offset in `bytes[0..<16]` of the first byte a match may begin at, or 16; reads
-        /// `bytes[16]` too.
+        /// The offset in `bytes[0..<8]` of the first byte a match may begin at, or 8; reads
+        /// `bytes[8]` too. Eight bytes at once in a 64-bit word, each byte's answer in its top
+        /// bit.
         func firstPossibleStart(_ bytes: UnsafePointer<UInt8>) -> Int {
             let raw = UnsafeRawPointer(bytes)
-            let block = raw.loadUnaligned(as: SIMD16<UInt8>.self)
-            var hits = block .>= SIMD16(repeating: 0x80)
-            hits .|= block .== SIMD16(repeating: UInt8(ascii: "\\"))
+            let word = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+            var hits = word & Self.high | Self.equal(word, Self.backslash)
             if let first {
-                let folded = firstIsLetter ? block | SIMD16(repeating: 0x20) : block
-                var starts = folded .== SIMD16(repeating: first)
+                var starts = Self.equal(firstIsLetter ? word | Self.caseBits : word, Self.each(first))
                 if let second {
-                    let next = raw.loadUnaligned(fromByteOffset: 1, as: SIMD16<UInt8>.self)
-                    let nextFolded = secondIsLetter ? next | SIMD16(repeating: 0x20) : next
+                    let next = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
                     // The byte after may also be where a fold begins: not plain ASCII.
-                    var follows = nextFolded .== SIMD16(repeating: second)
-                    follows .|= next .>= SIMD16(repeating: 0x80)
-                    follows .|= next .== SIMD16(repeating: UInt8(ascii: "\\"))
-                    starts .&= follows
+                    starts &=
+                        Self.equal(secondIsLetter ? next | Self.caseBits : next, Self.each(second)) | next & Self.high
+                        | Self.equal(next, Self.backslash)
                 }
-                hits .|= starts
+                hits |= starts
             }
-            guard any(hits) else { return 16 }
-            let marks = SIMD16<UInt8>(repeating: 0).replacing(with: 0xFF, where: hits)
-            let (low, high) = unsafeBitCast(marks, to: (UInt64, UInt64).self)
-            return low != 0 ? low.trailingZeroBitCount / 8 : 8 + high.trailingZeroBitCount / 8
+            return hits == 0 ? 8 : hits.trailingZeroBitCount / 8
+        }
+
+        private static let high: UInt64 = 0x8080_8080_8080_8080
+        private static let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        private static let caseBits: UInt64 = 0x2020_2020_2020_2020
+        private static let backslash = each(UInt8(ascii: "\\"))
+
+        private static func each(_ byte: UInt8) -> UInt64 { UInt64(byte) &* 0x0101_0101_0101_0101 }
+
+        /// The top bit of each byte of `word` that equals the same byte of `pattern`, exactly.
+        private static func equal(_ word: UInt64, _ pattern: UInt64) -> UInt64 {
+            let difference = word ^ pattern
+            return ~(((difference & low7) &+ low7) | difference) & high
         }
     }
 

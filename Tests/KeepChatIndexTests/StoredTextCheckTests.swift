@@ -29,8 +29,8 @@ struct StoredTextCheckTests {
             guard !query.allSatisfy(\.isWhitespace),
                 text.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
             else { continue }
-            // Padded by a random run of plain letters, so a match falls anywhere in the 16-byte
-            // blocks the check skips by.
+            // Padded by a random run of plain letters, so a match falls anywhere in the 8-byte
+            // words the check skips by.
             let padding = String(repeating: "k", count: Int.random(in: 0...40, using: &random))
             let stored = try await Self.stored(["a question", padding + text])
             var check = StoredTextCheck(query)
