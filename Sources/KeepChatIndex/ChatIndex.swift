@@ -53,8 +53,8 @@ package struct ChatIndex: Sendable {
         /// The most chats indexed in one batch.
         package var batchChats = 2048
         /// The most postings (a chat holding a trigram) indexed in one batch: what bounds a
-        /// rebuild's memory, about 8 bytes each.
-        package var batchPostings = 1_500_000
+        /// rebuild's memory, 8 bytes each as the batch fills and 12 as it is written.
+        package var batchPostings = 1_000_000
         /// Up to this many chats changed since the last look, a listing indexes their
         /// trigrams too (it reads them anyway), one delta each; past it, it leaves them to
         /// the next search, which indexes them in batches.
@@ -307,7 +307,7 @@ package struct ChatIndex: Sendable {
 
     /// How many stale chats are read side by side before their postings join the batch:
     /// what bounds the trigram keys held between the two.
-    private static let readingChunk = 256
+    private static let readingChunk = 128
 
     /// One pass: the index held against the stamps, the changed chats read again (a chunk at
     /// a time, one slice per core side by side) and indexed whole, summaries and trigrams, a
