@@ -66,6 +66,23 @@ struct TrigramSearchTests {
         #expect(folded("日本語") == "日本語")
     }
 
+    @Test("a text many pieces long adds every trigram once, across the pieces' seams, as a naive count does")
+    func longTextTrigrams() {
+        let plan = FuzzPlan(iterations: 1, seed: 0x3F11)
+        var random = plan.generator()
+        let scalars = (0..<20_000).map { _ in UInt32.random(in: 0x61...0x7A, using: &random) }
+        var keys = Trigrams(capacity: 16)
+        keys.add(scalars)
+        var naive: [UInt64] = []
+        var seen = Set<UInt64>()
+        for index in 2..<scalars.count {
+            let key = Trigrams.key(scalars[index - 2], scalars[index - 1], scalars[index])
+            if seen.insert(key).inserted { naive.append(key) }
+        }
+        #expect(keys.keys == naive)
+        #expect(naive.allSatisfy(keys.contains))
+    }
+
     @Test("a trigram set holds each trigram once, in the order first seen, and empties for the next chat")
     func trigramSet() {
         var keys = Trigrams(capacity: 4)
