@@ -27,10 +27,11 @@ import KeepSQLite
 /// - Its commits are not flushed (a power cut may lose the latest of them, which the
 ///   stamps then catch).
 ///
-/// A listing indexes summaries only, so it never waits for the search half; a search
-/// indexes the trigrams of every chat not yet indexed, reading each chat once, a batch at
-/// a time (``Limits``), one transaction per batch: interrupted, it keeps the batches it
-/// finished, and the next search goes on from there. `progress` hears how far it got after
+/// A listing or a search that finds chats to read again reads each once and indexes its
+/// summary and its trigrams together (one pass: the first search after a rebuild reads no
+/// chat it does not need), the chats read a chunk at a time on every core, a batch at a time
+/// (``Limits``), one transaction per batch: interrupted, it keeps the batches it finished,
+/// and the next listing or search goes on from there. `progress` hears how far it got after
 /// each batch.
 ///
 /// What it holds is sealed as the chats are (``ChatIndexSealing``): titles and postings
@@ -55,9 +56,8 @@ package struct ChatIndex: Sendable {
         /// The most postings (a chat holding a trigram) indexed in one batch: what bounds a
         /// rebuild's memory, 8 bytes each as the batch fills and 12 as it is written.
         package var batchPostings = 1_000_000
-        /// Up to this many chats changed since the last look, a listing indexes their
-        /// trigrams too (it reads them anyway), one delta each; past it, it leaves them to
-        /// the next search, which indexes them in batches.
+        /// Up to this many chats changed since the last look are indexed one delta each;
+        /// past it, in batches of postings.
         package var inlineText = 64
 
         /// The limits keep runs with.
