@@ -27,12 +27,13 @@ import KeepSQLite
 /// - Its commits are not flushed (a power cut may lose the latest of them, which the
 ///   stamps then catch).
 ///
-/// A listing or a search that finds chats to read again reads each once and indexes its
-/// summary and its trigrams together (one pass: the first search after a rebuild reads no
-/// chat it does not need), the chats read a chunk at a time on every core, a batch at a time
-/// (``Limits``), one transaction per batch: interrupted, it keeps the batches it finished,
-/// and the next listing or search goes on from there. `progress` hears how far it got after
-/// each batch.
+/// A listing indexes the summaries of the chats it reads again (and their trigrams too when
+/// there are few), so it is never kept waiting for the search half; a search that finds
+/// chats to read again (or trigrams missing) reads each once and indexes its summary and
+/// its trigrams together, in one pass. Either reads the chats a chunk at a time on every
+/// core and writes them a batch at a time (``Limits``), one transaction per batch:
+/// interrupted, it keeps the batches it finished, and the next listing or search goes on
+/// from there. `progress` hears how far it got after each batch.
 ///
 /// What it holds is sealed as the chats are (``ChatIndexSealing``): titles and postings
 /// sealed, tokens a keyed hash. The file is created readable by its owner only.
@@ -56,8 +57,9 @@ package struct ChatIndex: Sendable {
         /// The most postings (a chat holding a trigram) indexed in one batch: what bounds a
         /// rebuild's memory, 8 bytes each as the batch fills and 12 as it is written.
         package var batchPostings = 1_000_000
-        /// Up to this many chats changed since the last look are indexed one delta each;
-        /// past it, in batches of postings.
+        /// Up to this many chats changed since the last look, a listing indexes their
+        /// trigrams too (it reads them anyway), one delta each; past it, it leaves them to
+        /// the next search, which indexes them in batches.
         package var inlineText = 64
 
         /// The limits keep runs with.
@@ -300,9 +302,10 @@ package struct ChatIndex: Sendable {
         /// Gone since it was stamped.
         case gone
         case unreadable(UnreadableChat)
-        /// Read: its summary, and its trigram keys (`nil` when those indexed for this very
+        /// Read: its summary, its trigram keys when they are to be indexed now, and whether
+        /// the index holds its trigrams once this is written (those indexed for this very
         /// file stay).
-        case read(ChatSummary, keys: [UInt64]?)
+        case read(ChatSummary, keys: [UInt64]?, hasText: Bool)
     }
 
     /// How many stale chats are read side by side before their postings join the batch:
@@ -323,6 +326,10 @@ package struct ChatIndex: Sendable {
         // Chats no longer there, or no longer cacheable, leave the index.
         var gone = known.gone
         let stale = known.stale
+        // Text is indexed when a search wants it, or when there is so little of it that a
+        // listing may as well (it reads those chats anyway): a listing is never kept waiting
+        // for the search half.
+        let indexText = withText || stale.count <= limits.inlineText
         // Many chats at once go into batches of postings; a few, into a delta each.
         let inBatches = stale.count > limits.inlineText
         let newNumbers = stale.lazy.filter { $0.entry == nil }.count
@@ -339,10 +346,11 @@ package struct ChatIndex: Sendable {
         while chunkStart < stale.endIndex {
             let chunk = stale[chunkStart..<min(stale.endIndex, chunkStart + Self.readingChunk)]
             chunkStart = chunk.endIndex
-            let readings = await read(chunk)
+            let readings = await read(chunk, indexingText: indexText)
             for ((id, stamp, entry), reading) in zip(chunk, readings) {
                 let summary: ChatSummary
                 let keys: [UInt64]?
+                let hasText: Bool
                 switch reading {
                 case .gone:
                     if entry != nil { gone.append(id) }
@@ -351,9 +359,10 @@ package struct ChatIndex: Sendable {
                     unreadable.append(chat)
                     if entry != nil { gone.append(id) }
                     continue
-                case .read(let read, let held):
+                case .read(let read, let held, let indexed):
                     summary = read
                     keys = held
+                    hasText = indexed
                 }
                 let number: UInt32
                 if let entry {
@@ -381,7 +390,7 @@ package struct ChatIndex: Sendable {
                 }
                 let settled = stamp.modified < started - Self.settling
                 batch.rows.append(
-                    (number, summary, ChatIndexFacts(summary, stamp: stamp, hasText: true, settled: settled)))
+                    (number, summary, ChatIndexFacts(summary, stamp: stamp, hasText: hasText, settled: settled)))
                 chats.append(summary)
                 numbers[id] = number
             }
@@ -396,17 +405,18 @@ package struct ChatIndex: Sendable {
             database: index.database)
     }
 
-    /// The chats of `chunk` read again, in its order: one slice per core, side by side.
+    /// The chats of `chunk` read again, in its order, their trigrams made when
+    /// `indexingText`: one slice per core, side by side.
     private func read(
-        _ chunk: ArraySlice<(id: String, stamp: ValueStamp, entry: ChatIndexSchema.Entry?)>
+        _ chunk: ArraySlice<(id: String, stamp: ValueStamp, entry: ChatIndexSchema.Entry?)>, indexingText: Bool
     ) async -> [Reading] {
         let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, chunk.count / 16))
-        guard slices > 1 else { return await readSlice(chunk) }
+        guard slices > 1 else { return await readSlice(chunk, indexingText: indexingText) }
         return await withTaskGroup(of: (Int, [Reading]).self) { group in
             let start = chunk.startIndex
             for slice in 0..<slices {
                 let part = chunk[(start + chunk.count * slice / slices)..<(start + chunk.count * (slice + 1) / slices)]
-                group.addTask { (slice, await readSlice(part)) }
+                group.addTask { (slice, await readSlice(part, indexingText: indexingText)) }
             }
             var parts = [[Reading]](repeating: [], count: slices)
             for await (slice, part) in group { parts[slice] = part }
@@ -415,7 +425,7 @@ package struct ChatIndex: Sendable {
     }
 
     private func readSlice(
-        _ part: ArraySlice<(id: String, stamp: ValueStamp, entry: ChatIndexSchema.Entry?)>
+        _ part: ArraySlice<(id: String, stamp: ValueStamp, entry: ChatIndexSchema.Entry?)>, indexingText: Bool
     ) async -> [Reading] {
         var folding = TextFolding()
         var keys = Trigrams()
@@ -449,12 +459,16 @@ package struct ChatIndex: Sendable {
             let summary = ChatSummary(chat)
             // The trigrams indexed for this very file stay: a turn indexed them as it wrote.
             if let entry, entry.hasText, entry.stamp == stamp, entry.summary == summary {
-                readings.append(.read(summary, keys: nil))
+                readings.append(.read(summary, keys: nil, hasText: true))
+                continue
+            }
+            guard indexingText else {
+                readings.append(.read(summary, keys: nil, hasText: false))
                 continue
             }
             keys.removeAll()
             Self.add(chat.messages[...], to: &keys, folding: &folding)
-            readings.append(.read(summary, keys: keys.keys))
+            readings.append(.read(summary, keys: keys.keys, hasText: true))
         }
         return readings
     }

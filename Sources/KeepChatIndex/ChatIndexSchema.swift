@@ -287,18 +287,19 @@ enum ChatIndexSchema {
     static let batchBound = 32
 
     /// Folds the deltas into a batch of their own, or, at ``batchBound`` batches, the deltas
-    /// and the newest half of the batches into one, leaving out chats no longer indexed: the
-    /// index stays about as large as what it indexes, however many turns and changes it has
-    /// seen, and a rebuild merges each posting about once rather than every batch so far at
-    /// each merge (merged batches pile up until they are the newest half, and are merged in
-    /// turn). Batches are merged a bucket at a time, so what is held at once is one bucket of
+    /// and the newest batches into one (as many as are no smaller than the next older one
+    /// together, two at least), leaving out chats no longer indexed: the index stays about as
+    /// large as what it indexes, however many turns and changes it has seen, and a rebuild
+    /// merges each posting a few times rather than at every merge. Batches are merged a bucket
+    /// at a time, so what is held at once is one bucket of
     /// the batches merged (a 4,096th of them) and the deltas, never the whole index.
     static func compact(sealing: any ChatIndexSealing, in transaction: borrowing SQLiteTransaction) throws(SQLiteError)
     {
         let (deltas, batches) = try pieces(in: transaction)
         let mergeNewest = batches >= batchBound
         guard mergeNewest || deltas >= deltaBound else { return }
-        var live = Set<UInt32>()
+        // One bit per chat number, not a set: every posting merged is looked up in it.
+        var live = LiveChats()
         try transaction.forEachRow("SELECT num, facts FROM chats") { row throws(SQLiteError) in
             let facts = try row.withBlob(1) { blob throws(SQLiteError) in try ChatIndexFacts(blob) }
             if facts.hasText { live.insert(try number(row.integer(0))) }
@@ -326,12 +327,22 @@ enum ChatIndexSchema {
         for pair in pairs { fromDeltas[Postings.bucket(pair.token)].append(pair) }
         pairs = []
         let merged = (try transaction.query("SELECT coalesce(max(batch), 0) FROM grams").first?.integer(0) ?? 0) + 1
-        // The oldest batch merged: the newest half of them are.
-        let oldest =
-            try transaction.query(
-                "SELECT batch FROM (SELECT DISTINCT batch FROM grams) ORDER BY batch DESC LIMIT 1 OFFSET ?",
-                [.integer(Int64(batchBound / 2 - 1))]
-            ).first?.integer(0) ?? 0
+        // The batches merged: the newest ones, as long as the next older is no larger than
+        // those taken together (and at least two), so batches grow by merging ones of about
+        // their size and a posting is merged a few times over the index's life, not at every
+        // merge.
+        var oldest: Int64 = 0
+        var taken = 0
+        var total: Int64 = 0
+        for row in try transaction.query(
+            "SELECT batch, sum(length(postings)) FROM grams GROUP BY batch ORDER BY batch DESC")
+        {
+            let size = try row.integer(1)
+            if taken >= 2 && size > total { break }
+            oldest = try row.integer(0)
+            taken += 1
+            total += size
+        }
         var rows: [[SQLiteValue]] = []
         for bucket in 0..<Postings.bucketCount {
             var held = fromDeltas[bucket]
@@ -370,6 +381,22 @@ enum ChatIndexSchema {
     }
 
     // MARK: - Private
+
+    /// The numbers of the chats whose trigrams are indexed, a bit each.
+    private struct LiveChats {
+        private var words: [UInt64] = []
+
+        mutating func insert(_ chat: UInt32) {
+            let word = Int(chat >> 6)
+            if word >= words.count { words += [UInt64](repeating: 0, count: word + 1 - words.count) }
+            words[word] |= 1 << UInt64(chat & 63)
+        }
+
+        func contains(_ chat: UInt32) -> Bool {
+            let word = Int(chat >> 6)
+            return word < words.count && words[word] & (1 << UInt64(chat & 63)) != 0
+        }
+    }
 
     /// `sealing`, but each key already a token: for postings merged from stored ones.
     private struct IdentityTokens: ChatIndexSealing {

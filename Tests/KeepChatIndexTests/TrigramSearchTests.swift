@@ -167,7 +167,7 @@ struct TrigramSearchTests {
         #expect(batches == 5)
     }
 
-    @Test("at the bound on batches the newest half are merged into one, bucket by bucket, and the search stays exact")
+    @Test("at the bound on batches the newest are merged into one, bucket by bucket, and the search stays exact")
     func batchesMerge() async throws {
         let directory = try TemporaryDirectory()
         let store = try FileStore(root: directory.path)
