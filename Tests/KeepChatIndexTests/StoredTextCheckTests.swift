@@ -18,17 +18,7 @@ struct StoredTextCheckTests {
         var random = plan.generator()
         var checked = 0
         for _ in 0..<plan.iterations {
-            let text = (0..<Int.random(in: 3...24, using: &random)).map { _ in
-                Self.alphabet[Int.random(in: 0..<Self.alphabet.count, using: &random)]
-            }.joined()
-            let characters = Array(text)
-            let start = Int.random(in: 0..<characters.count, using: &random)
-            let end = Int.random(in: start...min(characters.count, start + 8), using: &random)
-            var query = String(characters[start..<end])
-            if Bool.random(using: &random) { query = query.uppercased() }
-            guard !query.allSatisfy(\.isWhitespace),
-                text.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
-            else { continue }
+            guard let (text, query) = TrigramSearchTests.textAndQuery(Self.alphabet, using: &random) else { continue }
             // Padded by a random run of plain letters, so a match falls anywhere in the 8-byte
             // words the check skips by.
             let padding = String(repeating: "k", count: Int.random(in: 0...40, using: &random))

@@ -28,19 +28,7 @@ struct TrigramSearchTests {
         var folding = TextFolding()
         var checked = 0
         for _ in 0..<plan.iterations {
-            let text = (0..<Int.random(in: 3...24, using: &random)).map { _ in
-                Self.alphabet[Int.random(in: 0..<Self.alphabet.count, using: &random)]
-            }.joined()
-            // A piece of the text, written as the text has it or in another case.
-            let characters = Array(text)
-            let start = Int.random(in: 0..<characters.count, using: &random)
-            let end = Int.random(in: start...min(characters.count, start + 8), using: &random)
-            var query = String(characters[start..<end])
-            if Bool.random(using: &random) { query = query.uppercased() }
-            if Bool.random(using: &random) { query = query.lowercased() }
-            guard !query.allSatisfy(\.isWhitespace),
-                text.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
-            else { continue }
+            guard let (text, query) = Self.textAndQuery(Self.alphabet, using: &random) else { continue }
             var wanted = Trigrams()
             wanted.add(folding.folded(query))
             var held = Trigrams()
@@ -51,6 +39,27 @@ struct TrigramSearchTests {
             checked += 1
         }
         #expect(checked > plan.iterations / 2, "enough queries matched to mean something")
+    }
+
+    /// A text of `alphabet`'s characters and a piece of it, written as the text has it or in
+    /// another case; `nil` when the piece is blank or the repository's comparison does not
+    /// find it in the text (a case change can make it another).
+    static func textAndQuery(
+        _ alphabet: [String], using random: inout SeededGenerator
+    ) -> (text: String, query: String)? {
+        let text = (0..<Int.random(in: 3...24, using: &random)).map { _ in
+            alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
+        }.joined()
+        let characters = Array(text)
+        let start = Int.random(in: 0..<characters.count, using: &random)
+        let end = Int.random(in: start...min(characters.count, start + 8), using: &random)
+        var query = String(characters[start..<end])
+        if Bool.random(using: &random) { query = query.uppercased() }
+        if Bool.random(using: &random) { query = query.lowercased() }
+        guard !query.allSatisfy(\.isWhitespace),
+            text.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+        else { return nil }
+        return (text, query)
     }
 
     @Test("folding lower-cases, strips accents and combining marks, and expands what Foundation expands")
