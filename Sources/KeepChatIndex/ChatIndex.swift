@@ -313,8 +313,9 @@ package struct ChatIndex: Sendable {
     private static let readingChunk = 128
 
     /// One pass: the index held against the stamps, the changed chats read again (a chunk at
-    /// a time, one slice per core side by side) and indexed whole, summaries and trigrams, a
-    /// batch at a time, each batch written in a transaction of its own.
+    /// a time, one slice per core side by side) and their summaries indexed, with their
+    /// trigrams when `withText` or when they are few, a batch at a time, each batch written
+    /// in a transaction of its own.
     private func refresh(
         _ index: Indexed, against stamps: [String: ValueStamp], started: Int64, withText: Bool
     ) async throws -> Refreshed {
