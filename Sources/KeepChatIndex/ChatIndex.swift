@@ -27,11 +27,13 @@ import KeepSQLite
 /// - Its commits are not flushed (a power cut may lose the latest of them, which the
 ///   stamps then catch).
 ///
-/// A listing indexes summaries only, so it never waits for the search half; a search
-/// indexes the trigrams of every chat not yet indexed, reading each chat once, a batch at
-/// a time (``Limits``), one transaction per batch: interrupted, it keeps the batches it
-/// finished, and the next search goes on from there. `progress` hears how far it got after
-/// each batch.
+/// A listing indexes the summaries of the chats it reads again (and their trigrams too when
+/// there are few), so it is never kept waiting for the search half; a search that finds
+/// chats to read again (or trigrams missing) reads each once and indexes its summary and
+/// its trigrams together, in one pass. Either reads the chats a chunk at a time on every
+/// core and writes them a batch at a time (``Limits``), one transaction per batch:
+/// interrupted, it keeps the batches it finished, and the next listing or search goes on
+/// from there. `progress` hears how far it got after each batch.
 ///
 /// What it holds is sealed as the chats are (``ChatIndexSealing``): titles and postings
 /// sealed, tokens a keyed hash. The file is created readable by its owner only.
@@ -52,8 +54,9 @@ package struct ChatIndex: Sendable {
     package struct Limits: Sendable {
         /// The most chats indexed in one batch.
         package var batchChats = 2048
-        /// The most text, in bytes, indexed in one batch: what bounds a rebuild's memory.
-        package var batchBytes = 24 << 20
+        /// The most postings (a chat holding a trigram) indexed in one batch: what bounds a
+        /// rebuild's memory, 8 bytes each as the batch fills and 12 as it is written.
+        package var batchPostings = 1_000_000
         /// Up to this many chats changed since the last look, a listing indexes their
         /// trigrams too (it reads them anyway), one delta each; past it, it leaves them to
         /// the next search, which indexes them in batches.
@@ -120,10 +123,42 @@ package struct ChatIndex: Sendable {
             }
             candidates = candidates.filter { refreshed.numbers[$0.id].map(holders.contains) ?? true }
         }
+        return await Self.matches(of: text, in: candidates[...], repository: repository)
+    }
+
+    /// The messages of `candidates` that contain `text`, in the candidates' order: each
+    /// chat's stored text is checked first (``StoredTextCheck``) and only a chat that passes
+    /// is decoded and its messages compared as the repository compares them. The candidates
+    /// are checked in one slice per core, side by side.
+    private static func matches(
+        of text: String, in candidates: ArraySlice<ChatSummary>, repository: ChatRepository
+    ) async -> [ChatMatch] {
+        let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, candidates.count / 64))
+        guard slices > 1 else { return await matches(of: text, inSlice: candidates, repository: repository) }
+        let parts = await withTaskGroup(of: (Int, [ChatMatch]).self) { group in
+            let start = candidates.startIndex
+            for slice in 0..<slices {
+                let part = candidates[
+                    (start + candidates.count * slice / slices)..<(start + candidates.count * (slice + 1) / slices)]
+                group.addTask { (slice, await matches(of: text, inSlice: part, repository: repository)) }
+            }
+            var parts = [[ChatMatch]](repeating: [], count: slices)
+            for await (slice, found) in group { parts[slice] = found }
+            return parts
+        }
+        return parts.flatMap { $0 }
+    }
+
+    private static func matches(
+        of text: String, inSlice candidates: ArraySlice<ChatSummary>, repository: ChatRepository
+    ) async -> [ChatMatch] {
+        var check = StoredTextCheck(text)
         var matches: [ChatMatch] = []
         for candidate in candidates {
             // A chat that cannot be read now is not searched, as in a scan.
-            guard let chat = try? await repository.read(candidate.id) else { continue }
+            guard let chat = try? await repository.read(candidate.id, admitting: { check.mayHold($0) }) else {
+                continue
+            }
             for (index, message) in chat.messages.enumerated()
             where message.text.range(of: text, options: [.caseInsensitive, .diacriticInsensitive]) != nil {
                 matches.append(ChatMatch(chatId: chat.id, title: chat.title, index: index, message: message))
@@ -167,7 +202,7 @@ package struct ChatIndex: Sendable {
             // Just written: never settled, so the next listing reads it once more.
             let facts = ChatIndexFacts(summary, stamp: after, hasText: hasText, settled: false)
             try ChatIndexSchema.store([(number, summary, facts)], sealing: sealing, in: transaction)
-            if hasText { try ChatIndexSchema.storeDelta(keys, chat: number, sealing: sealing, in: transaction) }
+            if hasText { try ChatIndexSchema.storeDelta(keys.keys, chat: number, sealing: sealing, in: transaction) }
             try ChatIndexSchema.compact(sealing: sealing, in: transaction)
         }
     }
@@ -257,16 +292,30 @@ package struct ChatIndex: Sendable {
     private struct Batch {
         var rows: [(number: UInt32, summary: ChatSummary, facts: ChatIndexFacts)] = []
         /// Each chat's trigrams, for chats indexed one delta each.
-        var deltas: [(number: UInt32, keys: Trigrams)] = []
+        var deltas: [(number: UInt32, keys: [UInt64])] = []
         /// The trigrams of the chats indexed in a batch of postings.
         var postings = Postings()
-        var textBytes = 0
-
-        func isFull(_ limits: Limits) -> Bool { rows.count >= limits.batchChats || textBytes >= limits.batchBytes }
     }
 
-    /// One pass: the index held against the stamps, the changed chats read again a batch at
-    /// a time, each batch written in a transaction of its own.
+    /// What the pass made of one chat to read again.
+    private enum Reading: Sendable {
+        /// Gone since it was stamped.
+        case gone
+        case unreadable(UnreadableChat)
+        /// Read: its summary, its trigram keys when they are to be indexed now, and whether
+        /// the index holds its trigrams once this is written (those indexed for this very
+        /// file stay).
+        case read(ChatSummary, keys: [UInt64]?, hasText: Bool)
+    }
+
+    /// How many stale chats are read side by side before their postings join the batch:
+    /// what bounds the trigram keys held between the two.
+    private static let readingChunk = 128
+
+    /// One pass: the index held against the stamps, the changed chats read again (a chunk at
+    /// a time, one slice per core side by side) and their summaries indexed, with their
+    /// trigrams when `withText` or when they are few, a batch at a time, each batch written
+    /// in a transaction of its own.
     private func refresh(
         _ index: Indexed, against stamps: [String: ValueStamp], started: Int64, withText: Bool
     ) async throws -> Refreshed {
@@ -279,83 +328,72 @@ package struct ChatIndex: Sendable {
         var gone = known.gone
         let stale = known.stale
         // Text is indexed when a search wants it, or when there is so little of it that a
-        // listing may as well (it reads those chats anyway).
+        // listing may as well (it reads those chats anyway): a listing is never kept waiting
+        // for the search half.
         let indexText = withText || stale.count <= limits.inlineText
         // Many chats at once go into batches of postings; a few, into a delta each.
         let inBatches = stale.count > limits.inlineText
-        var newNumbers = stale.lazy.filter { $0.entry == nil }.count
+        let newNumbers = stale.lazy.filter { $0.entry == nil }.count
         var nextNumber: UInt32 = 0
         if newNumbers > 0 {
             nextNumber = try await index.database.write { transaction throws(SQLiteError) in
                 try ChatIndexSchema.reserveNumbers(newNumbers, in: transaction)
             }
         }
-        var folding = TextFolding()
-        var keys = Trigrams()
         var batch = Batch()
+        if inBatches { batch.postings.reserve(limits.batchPostings) }
         var done = 0
-        for (id, stamp, entry) in stale {
-            // Not a file (a symlink, a directory, a FIFO): never opened, never cached.
-            if let irregularity = stamp.irregularity {
-                unreadable.append(UnreadableChat(id: id, reason: irregularity))
-                if entry != nil { gone.append(id) }
-                continue
-            }
-            let chat: Chat
-            do throws(ChatError) {
-                guard let read = try await repository.read(id) else {  // gone since the listing
+        var chunkStart = stale.startIndex
+        while chunkStart < stale.endIndex {
+            let chunk = stale[chunkStart..<min(stale.endIndex, chunkStart + Self.readingChunk)]
+            chunkStart = chunk.endIndex
+            let readings = await read(chunk, indexingText: indexText)
+            for ((id, stamp, entry), reading) in zip(chunk, readings) {
+                let summary: ChatSummary
+                let keys: [UInt64]?
+                let hasText: Bool
+                switch reading {
+                case .gone:
                     if entry != nil { gone.append(id) }
                     continue
-                }
-                chat = read
-            } catch {
-                if error.code == .unreadable, let chat = error.chat {
+                case .unreadable(let chat):
                     unreadable.append(chat)
-                } else if let failure = error.storage {
-                    // The directory was listed, so a file that fails its read is that file's
-                    // problem (EACCES, EIO), never the listing's.
-                    unreadable.append(UnreadableChat(id: id, reason: failure.description))
-                } else {
-                    unreadable.append(UnreadableChat(id: id, reason: "\(error)"))
+                    if entry != nil { gone.append(id) }
+                    continue
+                case .read(let read, let held, let indexed):
+                    summary = read
+                    keys = held
+                    hasText = indexed
                 }
-                if entry != nil { gone.append(id) }
-                continue
-            }
-            let summary = ChatSummary(chat)
-            let number: UInt32
-            if let entry {
-                number = entry.number
-            } else {
-                number = nextNumber
-                nextNumber += 1
-                newNumbers -= 1
-            }
-            // The trigrams indexed for this very file stay: a turn indexed them as it wrote.
-            let keepsText = entry.map { $0.hasText && $0.stamp == stamp && $0.summary == summary } ?? false
-            let indexes = !keepsText && indexText
-            if indexes {
-                keys.removeAll()
-                Self.add(chat.messages[...], to: &keys, folding: &folding)
-                if inBatches {
-                    for key in keys.keys { batch.postings.add(key, chat: number) }
+                let number: UInt32
+                if let entry {
+                    number = entry.number
                 } else {
-                    batch.deltas.append((number, keys))
+                    number = nextNumber
+                    nextNumber += 1
                 }
-                batch.textBytes += chat.messages.reduce(0) { $0 + $1.text.utf8.count }
-            }
-            let settled = stamp.modified < started - Self.settling
-            batch.rows.append(
-                (
-                    number, summary,
-                    ChatIndexFacts(summary, stamp: stamp, hasText: keepsText || indexes, settled: settled)
-                ))
-            chats.append(summary)
-            numbers[id] = number
-            if batch.isFull(limits) {
-                try await write(batch, removing: [], in: index.database)
-                done += batch.rows.count
-                progress?(done, stale.count)
-                batch = Batch()
+                if !batch.rows.isEmpty,
+                    batch.rows.count >= limits.batchChats
+                        || batch.postings.postingCount + (keys?.count ?? 0) > limits.batchPostings
+                {
+                    try await write(batch, removing: [], in: index.database)
+                    done += batch.rows.count
+                    progress?(done, stale.count)
+                    batch = Batch()
+                    if inBatches { batch.postings.reserve(limits.batchPostings) }
+                }
+                if let keys {
+                    if inBatches {
+                        for key in keys { batch.postings.add(key, chat: number) }
+                    } else {
+                        batch.deltas.append((number, keys))
+                    }
+                }
+                let settled = stamp.modified < started - Self.settling
+                batch.rows.append(
+                    (number, summary, ChatIndexFacts(summary, stamp: stamp, hasText: hasText, settled: settled)))
+                chats.append(summary)
+                numbers[id] = number
             }
         }
         if !batch.rows.isEmpty || !gone.isEmpty {
@@ -366,6 +404,74 @@ package struct ChatIndex: Sendable {
         return Refreshed(
             listing: ChatSummaryListing(chats: chats, unreadable: unreadable), numbers: numbers,
             database: index.database)
+    }
+
+    /// The chats of `chunk` read again, in its order, their trigrams made when
+    /// `indexingText`: one slice per core, side by side.
+    private func read(
+        _ chunk: ArraySlice<(id: String, stamp: ValueStamp, entry: ChatIndexSchema.Entry?)>, indexingText: Bool
+    ) async -> [Reading] {
+        let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, chunk.count / 16))
+        guard slices > 1 else { return await readSlice(chunk, indexingText: indexingText) }
+        return await withTaskGroup(of: (Int, [Reading]).self) { group in
+            let start = chunk.startIndex
+            for slice in 0..<slices {
+                let part = chunk[(start + chunk.count * slice / slices)..<(start + chunk.count * (slice + 1) / slices)]
+                group.addTask { (slice, await readSlice(part, indexingText: indexingText)) }
+            }
+            var parts = [[Reading]](repeating: [], count: slices)
+            for await (slice, part) in group { parts[slice] = part }
+            return parts.flatMap { $0 }
+        }
+    }
+
+    private func readSlice(
+        _ part: ArraySlice<(id: String, stamp: ValueStamp, entry: ChatIndexSchema.Entry?)>, indexingText: Bool
+    ) async -> [Reading] {
+        var folding = TextFolding()
+        var keys = Trigrams()
+        var readings: [Reading] = []
+        readings.reserveCapacity(part.count)
+        for (id, stamp, entry) in part {
+            // Not a file (a symlink, a directory, a FIFO): never opened, never cached.
+            if let irregularity = stamp.irregularity {
+                readings.append(.unreadable(UnreadableChat(id: id, reason: irregularity)))
+                continue
+            }
+            let chat: Chat
+            do throws(ChatError) {
+                guard let read = try await repository.read(id) else {  // gone since the listing
+                    readings.append(.gone)
+                    continue
+                }
+                chat = read
+            } catch {
+                if error.code == .unreadable, let chat = error.chat {
+                    readings.append(.unreadable(chat))
+                } else if let failure = error.storage {
+                    // The directory was listed, so a file that fails its read is that file's
+                    // problem (EACCES, EIO), never the listing's.
+                    readings.append(.unreadable(UnreadableChat(id: id, reason: failure.description)))
+                } else {
+                    readings.append(.unreadable(UnreadableChat(id: id, reason: "\(error)")))
+                }
+                continue
+            }
+            let summary = ChatSummary(chat)
+            // The trigrams indexed for this very file stay: a turn indexed them as it wrote.
+            if let entry, entry.hasText, entry.stamp == stamp, entry.summary == summary {
+                readings.append(.read(summary, keys: nil, hasText: true))
+                continue
+            }
+            guard indexingText else {
+                readings.append(.read(summary, keys: nil, hasText: false))
+                continue
+            }
+            keys.removeAll()
+            Self.add(chat.messages[...], to: &keys, folding: &folding)
+            readings.append(.read(summary, keys: keys.keys, hasText: true))
+        }
+        return readings
     }
 
     /// Writes one batch (and forgets `gone`) in one transaction, then folds the index's

@@ -213,13 +213,13 @@ enum ChatIndexSchema {
     /// Writes the tokens of some text of the chat `number` (a turn, a chat changed behind
     /// keep's back) as one delta.
     static func storeDelta(
-        _ keys: Trigrams, chat number: UInt32, sealing: any ChatIndexSealing,
+        _ keys: [UInt64], chat number: UInt32, sealing: any ChatIndexSealing,
         in transaction: borrowing SQLiteTransaction
     ) throws(SQLiteError) {
-        guard keys.count > 0 else { return }
+        guard !keys.isEmpty else { return }
         var tokens: [UInt64] = []
         tokens.reserveCapacity(keys.count)
-        for key in keys.keys {
+        for key in keys {
             tokens.append(try sealingCall { () throws(SealingError) in try sealing.token(for: key) })
         }
         tokens.sort()
@@ -286,17 +286,20 @@ enum ChatIndexSchema {
     /// The most batches kept before they are merged: each search reads a bucket of each.
     static let batchBound = 32
 
-    /// Folds the deltas into a batch of their own, or, past ``batchBound`` batches, every
-    /// delta and batch into one, leaving out chats no longer indexed: the index stays as
-    /// large as what it indexes, however many turns and changes it has seen. Batches are
-    /// merged a bucket at a time, so what is held at once is one bucket of every batch (a
-    /// 4,096th of the index) and the deltas, never the whole index.
+    /// Folds the deltas into a batch of their own, or, at ``batchBound`` batches, the deltas
+    /// and the newest batches into one (as many as are no smaller than the next older one
+    /// together, two at least), leaving out chats no longer indexed: the index stays about as
+    /// large as what it indexes, however many turns and changes it has seen, and a rebuild
+    /// merges each posting a few times rather than at every merge. Batches are merged a bucket
+    /// at a time, so what is held at once is one bucket of
+    /// the batches merged (a 4,096th of them) and the deltas, never the whole index.
     static func compact(sealing: any ChatIndexSealing, in transaction: borrowing SQLiteTransaction) throws(SQLiteError)
     {
         let (deltas, batches) = try pieces(in: transaction)
-        let mergeAll = batches >= batchBound
-        guard mergeAll || deltas >= deltaBound else { return }
-        var live = Set<UInt32>()
+        let mergeNewest = batches >= batchBound
+        guard mergeNewest || deltas >= deltaBound else { return }
+        // One bit per chat number, not a set: every posting merged is looked up in it.
+        var live = LiveChats()
         try transaction.forEachRow("SELECT num, facts FROM chats") { row throws(SQLiteError) in
             let facts = try row.withBlob(1) { blob throws(SQLiteError) in try ChatIndexFacts(blob) }
             if facts.hasText { live.insert(try number(row.integer(0))) }
@@ -311,7 +314,7 @@ enum ChatIndexSchema {
             for token in Self.tokens(bytes) { pairs.append((token, chat)) }
         }
         _ = try transaction.execute("DELETE FROM deltas")
-        guard mergeAll else {
+        guard mergeNewest else {
             // Postings take each token's chats in ascending order; stored tokens are tokens
             // already, so they are written as they are.
             pairs.sort { ($0.chat, $0.token) < ($1.chat, $1.token) }
@@ -324,12 +327,30 @@ enum ChatIndexSchema {
         for pair in pairs { fromDeltas[Postings.bucket(pair.token)].append(pair) }
         pairs = []
         let merged = (try transaction.query("SELECT coalesce(max(batch), 0) FROM grams").first?.integer(0) ?? 0) + 1
+        // The batches merged: the newest ones, as long as the next older is no larger than
+        // those taken together (and at least two), so batches grow by merging ones of about
+        // their size and a posting is merged a few times over the index's life, not at every
+        // merge.
+        var oldest: Int64 = 0
+        var taken = 0
+        var total: Int64 = 0
+        for row in try transaction.query(
+            "SELECT batch, sum(length(postings)) FROM grams GROUP BY batch ORDER BY batch DESC")
+        {
+            let size = try row.integer(1)
+            if taken >= 2 && size > total { break }
+            oldest = try row.integer(0)
+            taken += 1
+            total += size
+        }
         var rows: [[SQLiteValue]] = []
         for bucket in 0..<Postings.bucketCount {
             var held = fromDeltas[bucket]
             fromDeltas[bucket] = []
-            try transaction.forEachRow("SELECT batch, postings FROM grams WHERE bucket = ?", [.integer(Int64(bucket))])
-            {
+            try transaction.forEachRow(
+                "SELECT batch, postings FROM grams WHERE bucket = ? AND batch >= ?",
+                [.integer(Int64(bucket)), .integer(oldest)]
+            ) {
                 row throws(SQLiteError) in
                 let blob = try opened(
                     try row.blob(1), binding: gramsBinding(bucket: bucket, batch: try row.integer(0)), sealing)
@@ -355,10 +376,27 @@ enum ChatIndexSchema {
             }
         }
         _ = try transaction.executeMany("INSERT INTO grams(bucket, batch, postings) VALUES(?, ?, ?)", rows)
-        _ = try transaction.execute("DELETE FROM grams WHERE batch < ?", [.integer(merged)])
+        _ = try transaction.execute(
+            "DELETE FROM grams WHERE batch >= ? AND batch < ?", [.integer(oldest), .integer(merged)])
     }
 
     // MARK: - Private
+
+    /// The numbers of the chats whose trigrams are indexed, a bit each.
+    private struct LiveChats {
+        private var words: [UInt64] = []
+
+        mutating func insert(_ chat: UInt32) {
+            let word = Int(chat >> 6)
+            if word >= words.count { words += [UInt64](repeating: 0, count: word + 1 - words.count) }
+            words[word] |= 1 << UInt64(chat & 63)
+        }
+
+        func contains(_ chat: UInt32) -> Bool {
+            let word = Int(chat >> 6)
+            return word < words.count && words[word] & (1 << UInt64(chat & 63)) != 0
+        }
+    }
 
     /// `sealing`, but each key already a token: for postings merged from stored ones.
     private struct IdentityTokens: ChatIndexSealing {

@@ -23,12 +23,11 @@ struct Postings {
 
     /// The trigram keys added, each once.
     private var tokens: [UInt64] = []
-    /// Each key's latest posting: an index into `postingChats`.
-    private var latest: [Int32] = []
-    /// Every posting's chat, and the index of the same key's posting before it (-1 for its
-    /// first): one flat chain per key, so adding a posting allocates nothing of its own.
+    /// Every posting: its key's place in `tokens`, and its chat, in the order added. Put in
+    /// order per key only when the batch is written, by counting: two passes over the
+    /// postings, never a walk from one posting to the next of its key (a cache miss each).
+    private var postingTokens: [UInt32] = []
     private var postingChats: [UInt32] = []
-    private var earlier: [Int32] = []
     private var slots: [Int32]
     private var mask: Int
 
@@ -39,35 +38,37 @@ struct Postings {
         mask = size - 1
     }
 
+    /// Makes room for `postings` postings at once, so that a batch filled up to that many
+    /// never regrows its arrays (a regrowth holds the old and the new side by side).
+    mutating func reserve(_ postings: Int) {
+        postingTokens.reserveCapacity(postings)
+        postingChats.reserveCapacity(postings)
+    }
+
     /// Whether no token was added.
     var isEmpty: Bool { tokens.isEmpty }
 
-    /// How many chat numbers are held, over every token: the batch's size in postings.
+    /// How many postings are held, over every token: the batch's size.
     var postingCount: Int { postingChats.count }
 
     /// Records that the chat `chat` holds the trigram `token` (its key), chats in any order;
-    /// adding the same pair twice in a row keeps one.
+    /// a pair added twice is kept once.
     mutating func add(_ token: UInt64, chat: UInt32) {
         var slot = Int(truncatingIfNeeded: Trigrams.mix(token)) & mask
         while true {
             let held = slots[slot]
             if held < 0 { break }
             if tokens[Int(held)] == token {
-                let last = latest[Int(held)]
-                if postingChats[Int(last)] != chat {
-                    latest[Int(held)] = Int32(postingChats.count)
-                    postingChats.append(chat)
-                    earlier.append(last)
-                }
+                postingTokens.append(UInt32(held))
+                postingChats.append(chat)
                 return
             }
             slot = (slot + 1) & mask
         }
         slots[slot] = Int32(tokens.count)
-        tokens.append(token)
-        latest.append(Int32(postingChats.count))
+        postingTokens.append(UInt32(tokens.count))
         postingChats.append(chat)
-        earlier.append(-1)
+        tokens.append(token)
         if tokens.count * 2 > slots.count { grow() }
     }
 
@@ -81,9 +82,20 @@ struct Postings {
         made.reserveCapacity(tokens.count)
         for key in tokens { made.append(try token(key)) }
         let order = made.indices.sorted { made[$0] < made[$1] }
+        // Each key's chats side by side: where each key's run starts, then every chat put in
+        // its key's run, in the order added.
+        var starts = [Int](repeating: 0, count: tokens.count + 1)
+        for key in postingTokens { starts[Int(key) + 1] += 1 }
+        for index in tokens.indices { starts[index + 1] += starts[index] }
+        var next = starts
+        var chats = [UInt32](repeating: 0, count: postingChats.count)
+        for (key, chat) in zip(postingTokens, postingChats) {
+            chats[next[Int(key)]] = chat
+            next[Int(key)] += 1
+        }
+        next = []
         var result: [(bucket: Int, blob: [UInt8])] = []
         var blob: [UInt8] = []
-        var list: [UInt32] = []
         var current = -1
         for index in order {
             let token = made[index]
@@ -94,20 +106,22 @@ struct Postings {
                 blob = []
             }
             withUnsafeBytes(of: token.littleEndian) { blob.append(contentsOf: $0) }
-            // A blob holds each token's chats ascending, as gaps; the chats of a batch come in
-            // the order they were read, which need not be their numbers' (a chat indexed
-            // before keeps its number), so each chain is put in order here.
-            list.removeAll(keepingCapacity: true)
-            var posting = latest[index]
-            while posting >= 0 {
-                list.append(postingChats[Int(posting)])
-                posting = earlier[Int(posting)]
+            // A blob holds each token's chats ascending, as gaps, each once; the chats of a
+            // batch come in the order they were read, which need not be their numbers' (a chat
+            // indexed before keeps its number), so each run is put in order here.
+            chats[starts[index]..<starts[index + 1]].sort()
+            var count = 0
+            var previous: UInt32?
+            for chat in chats[starts[index]..<starts[index + 1]] where chat != previous {
+                count += 1
+                previous = chat
             }
-            list.sort()
-            Self.appendVarint(UInt64(list.count), to: &blob)
-            var previous: UInt32 = 0
-            for chat in list {
-                Self.appendVarint(UInt64(chat &- previous), to: &blob)
+            Self.appendVarint(UInt64(count), to: &blob)
+            var last: UInt32 = 0
+            previous = nil
+            for chat in chats[starts[index]..<starts[index + 1]] where chat != previous {
+                Self.appendVarint(UInt64(chat &- last), to: &blob)
+                last = chat
                 previous = chat
             }
         }

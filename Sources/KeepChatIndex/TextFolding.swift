@@ -57,6 +57,11 @@ struct TextFolding {
         return out
     }
 
+    /// Appends what the scalar `value` folds to (none, one or a few scalars) to `out`.
+    mutating func fold(scalar value: UInt32, into out: inout [UInt32]) {
+        append(value, to: &out)
+    }
+
     private mutating func append(_ value: UInt32, to out: inout [UInt32]) {
         if value < 0x80 {
             out.append(value &- 0x41 < 26 ? value | 0x20 : value)
@@ -92,7 +97,7 @@ struct TextFolding {
 
     /// The scalar whose UTF-8 starts at `index`, and its length; `nil` for bytes that are
     /// not UTF-8 (which a `String` never holds).
-    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (UInt32, Int)? {
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (UInt32, Int)? {
         let lead = bytes[index]
         let length: Int
         var value: UInt32

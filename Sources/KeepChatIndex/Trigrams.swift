@@ -31,12 +31,37 @@ struct Trigrams {
     /// Adds every trigram of `scalars` (folded text; fewer than three scalars add none).
     mutating func add(_ scalars: [UInt32]) {
         guard scalars.count >= 3 else { return }
-        scalars.withUnsafeBufferPointer { text in
-            var key = UInt64(text[0] & 0x1F_FFFF) << 21 | UInt64(text[1] & 0x1F_FFFF)
-            for index in 2..<text.count {
-                key = (key << 21 | UInt64(text[index] & 0x1F_FFFF)) & 0x7FFF_FFFF_FFFF_FFFF
-                insert(key)
+        // A piece at a time, the table grown first to take every key of the piece, so the
+        // loop below works on the table's memory directly (no check per key).
+        let piece = 4096
+        var start = 0
+        while start + 2 < scalars.count {
+            let end = min(scalars.count, start + piece + 2)
+            while (keys.count + end - start) * 2 > slots.count { grow() }
+            var table = slots
+            slots = []
+            scalars[start..<end].withUnsafeBufferPointer { text in
+                table.withUnsafeMutableBufferPointer { table in
+                    var key = UInt64(text[0] & 0x1F_FFFF) << 21 | UInt64(text[1] & 0x1F_FFFF)
+                    for index in 2..<text.count {
+                        key = (key << 21 | UInt64(text[index] & 0x1F_FFFF)) & 0x7FFF_FFFF_FFFF_FFFF
+                        let stored = key &+ 1
+                        var slot = Int(truncatingIfNeeded: Self.mix(key)) & mask
+                        while true {
+                            let held = table[slot]
+                            if held == stored { break }
+                            if held == 0 {
+                                table[slot] = stored
+                                keys.append(key)
+                                break
+                            }
+                            slot = (slot + 1) & mask
+                        }
+                    }
+                }
             }
+            slots = table
+            start = end - 2
         }
     }
 

@@ -103,6 +103,15 @@ public struct ChatRepository: Sendable {
         try await decode(id)?.chat
     }
 
+    /// The chat `id`, or `nil` when there is none or when `admits` turns its stored text down:
+    /// `admits` sees the text as the store gives it (opened, when sealed) before it is decoded,
+    /// so a chat it turns down costs its read alone (a search's check of a candidate). Throws
+    /// as ``read(_:)`` does.
+    public func read(_ id: String, admitting admits: (String) -> Bool) async throws(ChatError) -> Chat? {
+        guard let text = try await text(of: id), admits(text) else { return nil }
+        return try decode(text, id: id).chat
+    }
+
     /// The chat `id` with the format its file is in, which is how its next change is
     /// written; `nil` when there is none. Throws as ``read(_:)`` does.
     public func stored(_ id: String) async throws(ChatError) -> StoredChat? {

@@ -300,6 +300,33 @@ struct ChatIndexTests {
     }
 
     @Test(
+        "a listing of many changed chats indexes their summaries only; the search after it reads each once, in one pass"
+    )
+    func listingFirstThenOnePass() async throws {
+        let shelf = try Shelf()
+        for number in 1...6 {
+            try await shelf.save(number, number % 3 == 0 ? ["about marseille", "a port"] : ["about lyon", "a city"])
+        }
+        try shelf.age()
+        var limits = ChatIndex.Limits()
+        limits.inlineText = 2
+        limits.batchChats = 4
+        let index = ChatIndex(root: shelf.directory.path, storage: shelf.counting, limits: limits)
+        #expect(try await index.listing().chats.count == 6)
+        #expect(shelf.counting.chatsRead.count == 6, "the listing read every chat once")
+        let expected = try await ChatRepository(storage: shelf.store).search("Marseille")
+        #expect(try await index.search("Marseille") == expected)
+        // Its pass read every chat once more; then the two that hold the text, to check them.
+        #expect(shelf.counting.chatsRead.count == 14, "the first search read every chat once, in one pass")
+        #expect(try await index.search("Marseille") == expected)
+        #expect(
+            Set(shelf.counting.chatsRead.dropFirst(14)) == [Shelf.id(3), Shelf.id(6)],
+            "the next search read the two chats that hold the text, and no other")
+        #expect(try await index.listing().chats.count == 6)
+        #expect(shelf.counting.chatsRead.count == 16, "and a listing after it reads no chat")
+    }
+
+    @Test(
         "search through the index finds exactly what reading every chat finds, and reads only the chats that hold it",
         arguments: [
             "paris", "PARIS", "Pâris", "cafe", "CAFÉ", "é", "a", "xy", "say \"hi\"", "second line", "lait\n",

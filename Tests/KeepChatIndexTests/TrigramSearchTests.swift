@@ -28,19 +28,7 @@ struct TrigramSearchTests {
         var folding = TextFolding()
         var checked = 0
         for _ in 0..<plan.iterations {
-            let text = (0..<Int.random(in: 3...24, using: &random)).map { _ in
-                Self.alphabet[Int.random(in: 0..<Self.alphabet.count, using: &random)]
-            }.joined()
-            // A piece of the text, written as the text has it or in another case.
-            let characters = Array(text)
-            let start = Int.random(in: 0..<characters.count, using: &random)
-            let end = Int.random(in: start...min(characters.count, start + 8), using: &random)
-            var query = String(characters[start..<end])
-            if Bool.random(using: &random) { query = query.uppercased() }
-            if Bool.random(using: &random) { query = query.lowercased() }
-            guard !query.allSatisfy(\.isWhitespace),
-                text.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
-            else { continue }
+            guard let (text, query) = Self.textAndQuery(Self.alphabet, using: &random) else { continue }
             var wanted = Trigrams()
             wanted.add(folding.folded(query))
             var held = Trigrams()
@@ -51,6 +39,27 @@ struct TrigramSearchTests {
             checked += 1
         }
         #expect(checked > plan.iterations / 2, "enough queries matched to mean something")
+    }
+
+    /// A text of `alphabet`'s characters and a piece of it, written as the text has it or in
+    /// another case; `nil` when the piece is blank or the repository's comparison does not
+    /// find it in the text (a case change can make it another).
+    static func textAndQuery(
+        _ alphabet: [String], using random: inout SeededGenerator
+    ) -> (text: String, query: String)? {
+        let text = (0..<Int.random(in: 3...24, using: &random)).map { _ in
+            alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
+        }.joined()
+        let characters = Array(text)
+        let start = Int.random(in: 0..<characters.count, using: &random)
+        let end = Int.random(in: start...min(characters.count, start + 8), using: &random)
+        var query = String(characters[start..<end])
+        if Bool.random(using: &random) { query = query.uppercased() }
+        if Bool.random(using: &random) { query = query.lowercased() }
+        guard !query.allSatisfy(\.isWhitespace),
+            text.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+        else { return nil }
+        return (text, query)
     }
 
     @Test("folding lower-cases, strips accents and combining marks, and expands what Foundation expands")
@@ -64,6 +73,23 @@ struct TrigramSearchTests {
         #expect(folded("STRASSE straße") == "strasse strasse")
         #expect(folded("ﬁle") == "file")
         #expect(folded("日本語") == "日本語")
+    }
+
+    @Test("a text many pieces long adds every trigram once, across the pieces' seams, as a naive count does")
+    func longTextTrigrams() {
+        let plan = FuzzPlan(iterations: 1, seed: 0x3F11)
+        var random = plan.generator()
+        let scalars = (0..<20_000).map { _ in UInt32.random(in: 0x61...0x7A, using: &random) }
+        var keys = Trigrams(capacity: 16)
+        keys.add(scalars)
+        var naive: [UInt64] = []
+        var seen = Set<UInt64>()
+        for index in 2..<scalars.count {
+            let key = Trigrams.key(scalars[index - 2], scalars[index - 1], scalars[index])
+            if seen.insert(key).inserted { naive.append(key) }
+        }
+        #expect(keys.keys == naive)
+        #expect(naive.allSatisfy(keys.contains))
     }
 
     @Test("a trigram set holds each trigram once, in the order first seen, and empties for the next chat")
@@ -150,7 +176,7 @@ struct TrigramSearchTests {
         #expect(batches == 5)
     }
 
-    @Test("past the bound on batches they are merged into one, bucket by bucket, and the search stays exact")
+    @Test("at the bound on batches the newest are merged into one, bucket by bucket, and the search stays exact")
     func batchesMerge() async throws {
         let directory = try TemporaryDirectory()
         let store = try FileStore(root: directory.path)

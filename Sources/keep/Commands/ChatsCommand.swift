@@ -469,9 +469,22 @@ enum ChatsCommand {
         do {
             return ChatIndex(
                 root: try invocation.composition.dataRoot(), storage: storage,
-                sealing: try await invocation.composition.chatIndexing())
+                sealing: try await invocation.composition.chatIndexing(), progress: indexingProgress(invocation))
         } catch {
             throw .bootFailed(.storageUnavailable, detail: error.description)
+        }
+    }
+
+    /// How far a long indexing got, in place on a terminal once it has run past a second
+    /// (`indexing chats: 12,000 of 40,000`), the line erased when it is done; nothing on a pipe.
+    static func indexingProgress(_ invocation: Invocation) -> (@Sendable (Int, Int) -> Void)? {
+        let console = invocation.console
+        guard console.errorIsTerminal else { return nil }
+        let started = ContinuousClock.now
+        return { done, total in
+            guard ContinuousClock.now - started > .seconds(1) else { return }
+            let line = "indexing chats: \(SealCommands.grouped(done)) of \(SealCommands.grouped(total))"
+            console.err("\r\u{1B}[K" + (done < total ? line : ""))
         }
     }
 
