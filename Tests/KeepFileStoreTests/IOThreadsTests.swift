@@ -57,7 +57,10 @@ struct IOThreadsTests {
         let threads = IOThreads(limit: 2)
         let started = Event()
         let release = DispatchSemaphore(value: 0)
-        let first = Task {
+        // Blocked on a thread of its own, never on one the other tests share (see below).
+        let caller = DedicatedThread()
+        defer { caller.stop() }
+        let first = Task(executorPreference: caller) {
             try await threads.run { () throws(StorageError) in
                 started.happen()
                 _ = release.wait(timeout: Self.hangGuard())  // blocked, as in a slow fsync
@@ -78,11 +81,17 @@ struct IOThreadsTests {
         let threads = IOThreads(limit: limit)
         let arrived = Arrivals()
         let allThere = DispatchSemaphore(value: 0)
+        // The callers on threads of their own: the job that runs on its caller's thread then
+        // blocks that thread, never one of the two cooperative threads every other test
+        // shares (blocking one of them while another test's job blocks the other starved
+        // the pool until the hang guard, in a full run).
+        let callers = (0..<(limit + 1)).map { _ in DedicatedThread() }
+        defer { callers.forEach { $0.stop() } }
         // Each job waits until every job has arrived: only jobs running at the same time,
         // on threads of their own, can all get past this.
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<(limit + 1) {
-                group.addTask {
+            for caller in callers {
+                group.addTask(executorPreference: caller) {
                     try await threads.run { () throws(StorageError) in
                         if arrived.count.add(1, ordering: .acquiringAndReleasing).newValue == limit + 1 {
                             for _ in 0..<(limit + 1) { allThere.signal() }
@@ -103,8 +112,11 @@ struct IOThreadsTests {
         let threads = IOThreads(limit: 1)
         let release = DispatchSemaphore(value: 0)
         let started = Event()
-        // The first job holds the caller's-thread place, so the second runs on the pool.
-        let holder = Task {
+        // The first job holds the caller's-thread place, so the second runs on the pool; it
+        // blocks a thread of its own, never one the other tests share.
+        let caller = DedicatedThread()
+        defer { caller.stop() }
+        let holder = Task(executorPreference: caller) {
             try await threads.run { () throws(StorageError) in
                 started.happen()
                 _ = release.wait(timeout: Self.hangGuard())
