@@ -376,7 +376,7 @@ struct InteractiveChat {
         printer.waiting()
         let options = options
         let console = console
-        let answering = Task { () async throws(TurnError) -> Chat in
+        let answering = interrupts.cancelling { () async throws(TurnError) -> Chat in
             try await runner.answer(
                 question, in: session, options: options,
                 leftOut: { count in
@@ -385,7 +385,6 @@ struct InteractiveChat {
                 }
             ) { printer.print($0) }
         }
-        interrupts.onInterrupt { answering.cancel() }
         let result = await answering.result
         interrupts.onInterrupt(atPrompt)
         printer.finishLine()

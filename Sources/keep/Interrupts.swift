@@ -67,6 +67,20 @@ final class Interrupts: Sendable {
         self.handler.withLock { $0 = handler }
     }
 
+    /// Starts `operation` as a task that Ctrl-C cancels from this call on (until the handler
+    /// is replaced). A Ctrl-C that comes while the task is being made cancels it as soon as
+    /// it exists: none falls between the start of an answer, which may already be showing,
+    /// and the handler that stops it.
+    func cancelling<Success: Sendable>(
+        _ operation: sending @escaping @isolated(any) () async throws -> Success
+    ) -> Task<Success, any Error> {
+        let pending = PendingCancel()
+        onInterrupt { pending.interrupt() }
+        let task = Task(operation: operation)
+        pending.attach { task.cancel() }
+        return task
+    }
+
     deinit {
         guard wake.read >= 0 else { return }
         signal(SIGINT, SIG_DFL)
@@ -79,6 +93,28 @@ final class Interrupts: Sendable {
     /// One byte read from `descriptor` into `byte`; false at none (the pipe is non-blocking).
     private static func readByte(_ descriptor: Int32, _ byte: inout UInt8) -> Bool {
         read(descriptor, &byte, 1) == 1
+    }
+}
+
+/// A cancellation asked for before or after there is something to cancel: whichever of
+/// ``interrupt()`` and ``attach(_:)`` comes second calls the cancel.
+private final class PendingCancel: Sendable {
+    private let state = Mutex<(interrupted: Bool, cancel: (@Sendable () -> Void)?)>((false, nil))
+
+    func interrupt() {
+        let cancel = state.withLock { state in
+            state.interrupted = true
+            return state.cancel
+        }
+        cancel?()
+    }
+
+    func attach(_ cancel: @escaping @Sendable () -> Void) {
+        let interrupted = state.withLock { state in
+            state.cancel = cancel
+            return state.interrupted
+        }
+        if interrupted { cancel() }
     }
 }
 

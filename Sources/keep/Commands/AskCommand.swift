@@ -101,7 +101,10 @@ enum AskCommand {
         defer { quiet?.restore() }
         let printer = AnswerPrinter(console, raw: arguments.has(TurnFlags.raw.name))
         let streams = !json && !arguments.has(extract.name)
-        let answering = Task { [options] () async throws(TurnError) -> Chat in
+        // Ctrl-C cancels the answer; the question stays as the chat's draft.
+        let interrupts = Interrupts {}
+        defer { withExtendedLifetime(interrupts) {} }
+        let answering = interrupts.cancelling { [options] () async throws(TurnError) -> Chat in
             try await runner.answer(
                 question, in: session, options: options,
                 leftOut: { count in
@@ -109,9 +112,6 @@ enum AskCommand {
                 }
             ) { if streams { printer.print($0) } }
         }
-        // Ctrl-C cancels the answer; the question stays as the chat's draft.
-        let interrupts = Interrupts { answering.cancel() }
-        defer { withExtendedLifetime(interrupts) {} }
         let result = await answering.result
         printer.finishLine()
         let chat = try result.get()
