@@ -30,20 +30,24 @@ enum Base64 {
         out.append(UInt8(ascii: "="))
     }
 
-    /// The bytes `text` encodes, or `nil` when it is not canonical base64 (a length that is
-    /// not a multiple of 4, a byte outside the alphabet, padding anywhere but at the end).
-    static func decode(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        guard text.count % 4 == 0 else { return nil }
-        guard text.count > 0 else { return [] }
+    /// The bytes `text` encodes, in `out`, replacing what it held but keeping its storage (a
+    /// caller decoding many records pays for one buffer); `false`, `out` emptied, when `text`
+    /// is not canonical base64 (a length that is not a multiple of 4, a byte outside the
+    /// alphabet, padding anywhere but at the end).
+    static func decode(_ text: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> Bool {
+        out.removeAll(keepingCapacity: true)
+        guard text.count % 4 == 0 else { return false }
+        guard text.count > 0 else { return true }
         let last = text.count - 4
         let padding =
             text[text.count - 1] == UInt8(ascii: "=") ? (text[text.count - 2] == UInt8(ascii: "=") ? 2 : 1) : 0
         let count = text.count / 4 * 3 - padding
+        // The bytes are written in place: room for every quantum's three, padding included.
+        out.append(contentsOf: repeatElement(0, count: count + padding))
         // The table once, outside the loop: each read of a static through its accessor costs
         // a lazy-initialisation check.
-        return values.withUnsafeBufferPointer { values -> [UInt8]? in
-            var valid = true
-            let out = [UInt8](unsafeUninitializedCapacity: count + padding) { out, initialized in
+        let valid = values.withUnsafeBufferPointer { values in
+            out.withUnsafeMutableBufferPointer { out in
                 var index = 0
                 var at = 0
                 while index < text.count {
@@ -53,10 +57,7 @@ enum Base64 {
                     let isLast = index == last
                     let c = isLast && padding == 2 ? 0 : values[Int(text[index + 2])]
                     let d = isLast && padding >= 1 ? 0 : values[Int(text[index + 3])]
-                    guard (a | b | c | d) & 0xC0 == 0 else {
-                        valid = false
-                        break
-                    }
+                    guard (a | b | c | d) & 0xC0 == 0 else { return false }
                     let chunk = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
                     out[at] = UInt8(truncatingIfNeeded: chunk >> 16)
                     out[at + 1] = UInt8(truncatingIfNeeded: chunk >> 8)
@@ -64,9 +65,14 @@ enum Base64 {
                     at += 3
                     index += 4
                 }
-                initialized = valid ? count : 0
+                return true
             }
-            return valid ? out : nil
         }
+        guard valid else {
+            out.removeAll(keepingCapacity: true)
+            return false
+        }
+        out.removeLast(padding)
+        return true
     }
 }

@@ -54,25 +54,17 @@ import KeepPorts
             return String(decoding: text, as: UTF8.self)
         }
 
-        /// The plaintext of the record `line` (with its prefix, without its newline), if it
-        /// was sealed under this key as the one at `offset` in the value of `key`; a
-        /// `notAuthentic` error otherwise, `malformed` for a line that is no record.
+        /// The plaintext of the record `line` (with its prefix, without its newline), appended
+        /// to `out`, if it was sealed under this key as the one at `offset` in the value of
+        /// `key`; a `notAuthentic` error otherwise, `malformed` for a line that is no record,
+        /// and `out` as it was on any error. The record's decoded bytes are held in `scratch`,
+        /// whose storage a caller opening many records keeps from one to the next.
         func open(
-            _ line: UnsafeBufferPointer<UInt8>, for key: StorageKey, at offset: Int
-        ) throws(SealingError)
-            -> [UInt8]
-        {
-            var plaintext: [UInt8] = []
-            try open(line, for: key, at: offset, appendingTo: &plaintext)
-            return plaintext
-        }
-
-        /// ``open(_:for:at:)``, the plaintext appended to `out`, which is as it was on any error.
-        func open(
-            _ line: UnsafeBufferPointer<UInt8>, for key: StorageKey, at offset: Int, appendingTo out: inout [UInt8]
+            _ line: UnsafeBufferPointer<UInt8>, for key: StorageKey, at offset: Int, appendingTo out: inout [UInt8],
+            scratch sealed: inout [UInt8]
         ) throws(SealingError) {
             guard isRecord(line),
-                let sealed = Base64.decode(UnsafeBufferPointer(rebasing: line[recordPrefix.count...])),
+                Base64.decode(UnsafeBufferPointer(rebasing: line[recordPrefix.count...]), into: &sealed),
                 sealed.count >= SealedPayload.nonceCount + SealedPayload.tagCount
             else {
                 throw SealingError(code: .malformed, operation: "open", detail: "the line is not a sealed record")

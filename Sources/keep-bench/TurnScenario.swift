@@ -26,6 +26,10 @@ struct TurnScenario: Scenario {
     static let plainLocked = "plain: the turn under the store lock (TurnRunner.record: append, index)"
     static let sealedLocked = "sealed: the turn under the store lock (TurnRunner.record: append, index)"
     static let lockTitle = "a turn under the store lock, by the chat's length (plain)"
+    static let plainRead = "plain: the chat's value read from the store"
+    static let sealedRead = "sealed: the chat's value read from the store and opened"
+    static let plainChat = "plain: the chat read (ChatRepository.read: the value, then decoded)"
+    static let sealedChat = "sealed: the chat read (ChatRepository.read: the value opened, then decoded)"
 
     static func title(_ turns: Int) -> String {
         "a turn in a chat of \(Format.count(turns)) turns, sealed against plain"
@@ -42,6 +46,8 @@ struct TurnScenario: Scenario {
         /// The chat, read once: what a turn's session holds when the engine has answered.
         let session: ChatSession
         let counting: CountingStorage
+        /// The store the chat is read through (sealing, or the counting store itself).
+        let storage: any StampedStorage
     }
 
     func prepare(in directory: String, scale: Scale) async throws -> Preparation {
@@ -85,6 +91,18 @@ struct TurnScenario: Scenario {
                             let session = try await sealed.runner.begin(question, in: sealed.id)
                             _ = try await sealed.runner.answer(question, in: session) { _ in }
                         },
+                        Contender(Self.plainRead, count: turns) {
+                            _ = try await plain.storage.read(StorageKey(.chats, plain.id))
+                        },
+                        Contender(Self.sealedRead, count: turns) {
+                            _ = try await sealed.storage.read(StorageKey(.chats, sealed.id))
+                        },
+                        Contender(Self.plainChat, count: turns) {
+                            _ = try await ChatRepository(storage: plain.storage).read(plain.id)
+                        },
+                        Contender(Self.sealedChat, count: turns) {
+                            _ = try await ChatRepository(storage: sealed.storage).read(sealed.id)
+                        },
                         Contender(Self.plainLocked, count: turns) {
                             _ = try await plain.runner.record(
                                 question, reply: EngineReply(text: answer), in: plain.session)
@@ -124,6 +142,6 @@ struct TurnScenario: Scenario {
         guard let session = try await ChatSession.open(id, repository: repository) else {
             throw BenchError(.setup, "turn", "the chat \(id) is gone")
         }
-        return Setup(id: id, runner: runner, session: session, counting: counting)
+        return Setup(id: id, runner: runner, session: session, counting: counting, storage: storage)
     }
 }

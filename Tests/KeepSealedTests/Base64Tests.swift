@@ -13,7 +13,8 @@ struct Base64Tests {
     }
 
     private func decoded(_ text: String) -> [UInt8]? {
-        Array(text.utf8).withUnsafeBufferPointer { Base64.decode($0) }
+        var out: [UInt8] = []
+        return Array(text.utf8).withUnsafeBufferPointer { Base64.decode($0, into: &out) } ? out : nil
     }
 
     @Test("every length from 0 to 200 encodes as Foundation does and decodes back to its bytes")
@@ -35,5 +36,17 @@ struct Base64Tests {
         }
         #expect(decoded("") == [])
         #expect(decoded("QQ==") == [0x41] && decoded("QUI=") == [0x41, 0x42])
+    }
+
+    @Test("decoding into a buffer used before replaces what it held, and a refusal leaves it empty")
+    func reusedBuffer() {
+        var out: [UInt8] = []
+        func decode(_ text: String) -> Bool {
+            Array(text.utf8).withUnsafeBufferPointer { Base64.decode($0, into: &out) }
+        }
+        #expect(decode("QUJDREVGR0hJ") && out == Array("ABCDEFGHI".utf8))
+        #expect(decode("QUI=") && out == Array("AB".utf8), "a shorter text after a longer one")
+        #expect(!decode("QU=D") && out.isEmpty)
+        #expect(decode("") && out.isEmpty)
     }
 }
