@@ -10,9 +10,9 @@ import KeepPorts
 /// write, append, removal or clearing of a chat, a draft or the history first reads the
 /// marker (one small value in `cache`) and, when it is not the one of the launch, is
 /// refused with an error that says so and writes nothing. Reads pass: they cannot harm a
-/// chat. A turn is recorded under the store lock, which `seal` and `unseal` take for each
-/// chat and for each change of the marker, so the check and the append it guards are not
-/// split by either.
+/// chat. A turn is recorded, a draft kept or cleared and a typed line added under the store
+/// lock, which `seal` and `unseal` take for each value and for each change of the marker, so
+/// the check and the write it guards are not split by either.
 package struct MarkerCheckedStorage: StampedStorage {
     private let inner: any StampedStorage
     private let launched: ChatSealingMarker?

@@ -79,6 +79,11 @@ package struct TurnRunner: Sendable {
             try await ChatSession.open(id, repository: chats, now: now)
         }
         guard let session = opened else { throw .noSuchChat(id) }
+        // The draft is written under the lock, as every other change to a chat is: `keep
+        // chats seal` and `unseal` change the marker and rewrite each draft under it, so a
+        // draft written between the two would be left in the old way of keeping it.
+        let held = try await acquire()
+        defer { held.release() }
         try await keepDraft(question, in: session)
         return session
     }

@@ -171,7 +171,7 @@ struct TurnRunnerTests {
     )
     func turnUnderTheLockCostsTheTurn() async throws {
         let directory = try TemporaryDirectory()
-        let store = ReadCounting(try FileStore(root: directory.path))
+        let store = CallRecording(try FileStore(root: directory.path))
         let runner = TurnRunner(
             storage: store, lock: StoreLock(root: directory.path), engine: ScriptedEngine(script: .answer(["a"])),
             indexRoot: directory.path)
@@ -195,6 +195,23 @@ struct TurnRunnerTests {
         #expect(try await runner.chats.read(id)?.messages.count == 2 * 202, "every turn is in the chat")
         // The index, told of each turn, lists the chat as it is.
         #expect(try await ChatIndex(root: directory.path, storage: store).listing().chats.first?.messageCount == 404)
+    }
+
+    @Test(
+        "every change to a draft is made under the store lock, which seal and unseal hold for each value they rewrite"
+    )
+    func draftsUnderTheLock() async throws {
+        let directory = try TemporaryDirectory()
+        let lock = StoreLock(root: directory.path)
+        let store = CallRecording(try FileStore(root: directory.path), lock: lock.path)
+        let runner = TurnRunner(
+            storage: store, lock: lock, engine: ScriptedEngine(script: .answer(["a"])), indexRoot: directory.path)
+        let first = try await runner.begin("in a new chat", in: nil)
+        _ = try await runner.answer("in a new chat", in: first) { _ in }
+        let again = try await runner.begin("in that chat again", in: await first.id)
+        _ = try await runner.answer("in that chat again", in: again) { _ in }
+        #expect(store.draftChanges.count == 4, "each question kept as the draft, then cleared: \(store.draftChanges)")
+        #expect(store.draftChanges.allSatisfy { $0 }, "under the lock: \(store.draftChanges)")
     }
 
     @Test("a turn whose chat was removed while it was answered is refused and writes nothing, with or without a read")
@@ -230,17 +247,33 @@ struct TurnRunnerTests {
     }
 }
 
-/// A store that counts the calls on the chats' values, over the file store.
-private final class ReadCounting: StampedStorage {
+/// A store that counts the calls on the chats' values, over the file store, and notes for
+/// each change to a draft whether the store lock at `lock` was held (another description of
+/// the lock file cannot take it then).
+private final class CallRecording: StampedStorage {
     private let inner: FileStore
-    private let counts = Mutex((reads: 0, writes: 0, appends: 0))
+    private let lock: String?
+    private let counts = Mutex((reads: 0, writes: 0, appends: 0, drafts: [Bool]()))
 
-    init(_ inner: FileStore) { self.inner = inner }
+    init(_ inner: FileStore, lock: String? = nil) {
+        self.inner = inner
+        self.lock = lock
+    }
 
     var chatReads: Int { counts.withLock { $0.reads } }
     var chatWrites: Int { counts.withLock { $0.writes } }
     var chatAppends: Int { counts.withLock { $0.appends } }
-    func reset() { counts.withLock { $0 = (0, 0, 0) } }
+    /// For each write or removal of a draft, whether the lock was held.
+    var draftChanges: [Bool] { counts.withLock { $0.drafts } }
+    func reset() { counts.withLock { $0 = (0, 0, 0, []) } }
+
+    private func noteDraftChange(_ key: StorageKey) {
+        guard key.namespace == .drafts, let lock else { return }
+        let descriptor = open(lock, O_RDWR | O_CLOEXEC)
+        defer { if descriptor >= 0 { close(descriptor) } }
+        let held = descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
+        counts.withLock { $0.drafts.append(held) }
+    }
 
     func read(_ key: StorageKey) async throws(StorageError) -> String? {
         if key.namespace == .chats { counts.withLock { $0.reads += 1 } }
@@ -248,13 +281,17 @@ private final class ReadCounting: StampedStorage {
     }
     func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         if key.namespace == .chats { counts.withLock { $0.writes += 1 } }
+        noteDraftChange(key)
         try await inner.write(key, value)
     }
     func append(_ key: StorageKey, _ line: @Sendable (Int) -> String) async throws(StorageError) -> Bool {
         if key.namespace == .chats { counts.withLock { $0.appends += 1 } }
         return try await inner.append(key, line)
     }
-    func remove(_ key: StorageKey) async throws(StorageError) { try await inner.remove(key) }
+    func remove(_ key: StorageKey) async throws(StorageError) {
+        noteDraftChange(key)
+        try await inner.remove(key)
+    }
     func listIds(_ namespace: Namespace) async throws(StorageError) -> [String] { try await inner.listIds(namespace) }
     func clear(_ namespace: Namespace) async throws(StorageError) { try await inner.clear(namespace) }
     func stamps(_ namespace: Namespace) async throws(StorageError) -> [String: ValueStamp] {
