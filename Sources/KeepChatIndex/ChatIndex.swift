@@ -404,13 +404,18 @@ package struct ChatIndex: Sendable {
                 }
                 if let words {
                     var current: Vocabulary
-                    if let vocabulary { current = vocabulary } else { current = try await read(vocabularyOf: index.database) }
+                    if let vocabulary {
+                        current = vocabulary
+                    } else {
+                        current = try await read(vocabularyOf: index.database)
+                    }
                     // Let go, so the words grow in place rather than in a copy.
                     vocabulary = nil
                     var numbers: [UInt64] = []
                     numbers.reserveCapacity(words.count)
                     for place in 0..<words.count {
-                        numbers.append(UInt64(current.words.insert(words.word(place), hash: words.hashes[place]).number))
+                        numbers.append(
+                            UInt64(current.words.insert(words.word(place), hash: words.hashes[place]).number))
                     }
                     vocabulary = current
                     if inBatches {

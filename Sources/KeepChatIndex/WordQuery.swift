@@ -79,7 +79,9 @@ struct WordQuery {
         return numbers
     }
 
-    private static func admits(_ word: UnsafeBufferPointer<UInt8>, _ wanted: UnsafeBufferPointer<UInt8>, _ run: Run)
+    private static func admits(
+        _ word: UnsafeBufferPointer<UInt8>, _ wanted: UnsafeBufferPointer<UInt8>, _ run: Run
+    )
         -> Bool
     {
         guard word.count >= wanted.count, let wantedBase = wanted.baseAddress, let wordBase = word.baseAddress else {
