@@ -307,13 +307,37 @@ package struct ChatIndex: Sendable {
         var postings = Postings()
     }
 
-    /// The vocabulary as a pass numbers words: the stored one, read when the pass first
-    /// needs it, and the words its batch brought since, numbered after it.
-    private struct Vocabulary {
-        var words: Words
-        /// How many of `words` the stored vocabulary holds under the same numbers; those
-        /// from here on are the batch's own, their numbers provisional until it is written.
-        var synced: Int
+    /// The vocabulary as a pass numbers words: the stored one, read as the pass begins, and
+    /// the words its batch brought since, numbered after it.
+    private struct Vocabulary: Sendable {
+        /// The words the stored vocabulary holds, under the same numbers. Chats are read
+        /// against it (a snapshot) while the batch is filled; it only grows, by a batch's
+        /// words once they are written.
+        var stored: Words
+        /// The batch's own new words, numbered from `stored.count` on: provisional until the
+        /// batch is written.
+        var fresh = Words()
+        /// Goes up when the stored words are read again (another process numbered words
+        /// first): a snapshot of an older one names words by numbers no longer theirs.
+        var generation = 0
+
+        init(stored: Words) { self.stored = stored }
+
+        /// The number of `word`, the next one in `fresh` when it is new.
+        mutating func number(of word: UnsafeBufferPointer<UInt8>, hash: UInt64) -> UInt64 {
+            if let number = stored.number(of: word, hash: hash) { return UInt64(number) }
+            return UInt64(stored.count + fresh.insert(word, hash: hash).number)
+        }
+    }
+
+    /// A chat's words as read against a snapshot of the stored vocabulary: those it holds,
+    /// by their numbers there, and the others.
+    private struct ReadWords: Sendable {
+        let known: [UInt32]
+        let unknown: Words.List
+        let generation: Int
+
+        var count: Int { known.count + unknown.count }
     }
 
     /// What the pass made of one chat to read again.
@@ -324,8 +348,11 @@ package struct ChatIndex: Sendable {
         /// Read: its summary, its words when they are to be indexed now, and whether the
         /// index holds its words once this is written (those indexed for this very file
         /// stay).
-        case read(ChatSummary, words: Words.List?, hasText: Bool)
+        case read(ChatSummary, words: ReadWords?, hasText: Bool)
     }
+
+    /// A chat to read again: its id, its file's stamp, and its entry in the index, if any.
+    private typealias Stale = (id: String, stamp: ValueStamp, entry: ChatIndexSchema.Entry?)
 
     /// How many stale chats are read side by side before their postings join the batch:
     /// what bounds the words held between the two.
@@ -362,15 +389,30 @@ package struct ChatIndex: Sendable {
         var batch = Batch()
         if inBatches { batch.postings.reserve(limits.batchPostings) }
         var vocabulary: Vocabulary?
+        if indexText, !stale.isEmpty { vocabulary = try await read(vocabularyOf: index.database) }
         var done = 0
-        var chunkStart = stale.startIndex
-        while chunkStart < stale.endIndex {
-            let chunk = stale[chunkStart..<min(stale.endIndex, chunkStart + Self.readingChunk)]
-            chunkStart = chunk.endIndex
-            let readings = await read(chunk, indexingText: indexText)
+        // Each chunk is read while the one before it joins the batch (and the batch is
+        // written): the reading keeps every core busy, the batch one. It is read against the
+        // stored vocabulary as it then is, so most words come numbered already.
+        typealias Pending = (chunk: ArraySlice<Stale>, snapshot: Words?, readings: Task<[Reading], Never>)
+        func reading(from start: Int) -> Pending? {
+            guard start < stale.endIndex else { return nil }
+            let chunk = stale[start..<min(stale.endIndex, start + Self.readingChunk)]
+            let snapshot = indexText ? vocabulary?.stored : nil
+            let generation = vocabulary?.generation ?? 0
+            return (
+                chunk, snapshot,
+                Task { await read(chunk, indexingText: indexText, against: snapshot, generation: generation) }
+            )
+        }
+        var next = reading(from: stale.startIndex)
+        defer { next?.readings.cancel() }
+        while let (chunk, snapshot, pending) = next {
+            let readings = await pending.value
+            next = reading(from: chunk.endIndex)
             for ((id, stamp, entry), reading) in zip(chunk, readings) {
                 let summary: ChatSummary
-                let words: Words.List?
+                let words: ReadWords?
                 let hasText: Bool
                 switch reading {
                 case .gone:
@@ -402,26 +444,15 @@ package struct ChatIndex: Sendable {
                     batch = Batch()
                     if inBatches { batch.postings.reserve(limits.batchPostings) }
                 }
-                if let words {
-                    var current: Vocabulary
-                    if let vocabulary {
-                        current = vocabulary
-                    } else {
-                        current = try await read(vocabularyOf: index.database)
-                    }
-                    // Let go, so the words grow in place rather than in a copy.
+                if let words, var current = vocabulary {
+                    // Let go, so the batch's words grow in place rather than in a copy.
                     vocabulary = nil
-                    var numbers: [UInt64] = []
-                    numbers.reserveCapacity(words.count)
-                    for place in 0..<words.count {
-                        numbers.append(
-                            UInt64(current.words.insert(words.word(place), hash: words.hashes[place]).number))
-                    }
+                    let held = Self.numbers(of: words, snapshot: snapshot, in: &current)
                     vocabulary = current
                     if inBatches {
-                        for word in numbers { batch.postings.add(word, chat: number) }
+                        for word in held { batch.postings.add(word, chat: number) }
                     } else {
-                        batch.deltas.append((number, numbers))
+                        batch.deltas.append((number, held))
                     }
                 }
                 let settled = stamp.modified < started - Self.settling
@@ -441,18 +472,56 @@ package struct ChatIndex: Sendable {
             database: index.database)
     }
 
+    /// The numbers of a chat's words as read against `snapshot`, in `vocabulary`: those the
+    /// snapshot numbered keep their numbers (looked up again by their words when the stored
+    /// vocabulary was read again since), the others are looked up, and numbered when new.
+    private static func numbers(
+        of words: ReadWords, snapshot: Words?, in vocabulary: inout Vocabulary
+    ) -> [UInt64] {
+        var numbers: [UInt64] = []
+        numbers.reserveCapacity(words.count)
+        if words.generation == vocabulary.generation {
+            for word in words.known { numbers.append(UInt64(word)) }
+        } else if let snapshot {
+            snapshot.bytes.withUnsafeBufferPointer { bytes in
+                for word in words.known {
+                    let start = word == 0 ? 0 : Int(snapshot.ends[Int(word) - 1])
+                    let held = UnsafeBufferPointer(rebasing: bytes[start..<Int(snapshot.ends[Int(word)])])
+                    numbers.append(vocabulary.number(of: held, hash: snapshot.hashes[Int(word)]))
+                }
+            }
+        }
+        words.unknown.bytes.withUnsafeBufferPointer { bytes in
+            var start = 0
+            for (end, hash) in zip(words.unknown.ends, words.unknown.hashes) {
+                let word = UnsafeBufferPointer(rebasing: bytes[start..<Int(end)])
+                start = Int(end)
+                numbers.append(vocabulary.number(of: word, hash: hash))
+            }
+        }
+        return numbers
+    }
+
     /// The chats of `chunk` read again, in its order, their words gathered when
-    /// `indexingText`: one slice per core, side by side.
+    /// `indexingText` and numbered as `snapshot` (the stored vocabulary of `generation`)
+    /// numbers them: one slice per core, side by side.
     private func read(
-        _ chunk: ArraySlice<(id: String, stamp: ValueStamp, entry: ChatIndexSchema.Entry?)>, indexingText: Bool
+        _ chunk: ArraySlice<Stale>, indexingText: Bool, against snapshot: Words?, generation: Int
     ) async -> [Reading] {
         let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, chunk.count / 16))
-        guard slices > 1 else { return await readSlice(chunk, indexingText: indexingText) }
+        guard slices > 1 else {
+            return await readSlice(chunk, indexingText: indexingText, against: snapshot, generation: generation)
+        }
         return await withTaskGroup(of: (Int, [Reading]).self) { group in
             let start = chunk.startIndex
             for slice in 0..<slices {
                 let part = chunk[(start + chunk.count * slice / slices)..<(start + chunk.count * (slice + 1) / slices)]
-                group.addTask { (slice, await readSlice(part, indexingText: indexingText)) }
+                group.addTask {
+                    (
+                        slice,
+                        await readSlice(part, indexingText: indexingText, against: snapshot, generation: generation)
+                    )
+                }
             }
             var parts = [[Reading]](repeating: [], count: slices)
             for await (slice, part) in group { parts[slice] = part }
@@ -461,7 +530,7 @@ package struct ChatIndex: Sendable {
     }
 
     private func readSlice(
-        _ part: ArraySlice<(id: String, stamp: ValueStamp, entry: ChatIndexSchema.Entry?)>, indexingText: Bool
+        _ part: ArraySlice<Stale>, indexingText: Bool, against snapshot: Words?, generation: Int
     ) async -> [Reading] {
         var folding = TextFolding()
         var words = Words(capacity: 4096)
@@ -498,13 +567,15 @@ package struct ChatIndex: Sendable {
                 readings.append(.read(summary, words: nil, hasText: true))
                 continue
             }
-            guard indexingText else {
+            guard indexingText, let snapshot else {
                 readings.append(.read(summary, words: nil, hasText: false))
                 continue
             }
             words.removeAll()
             Self.add(chat.messages[...], to: &words, folding: &folding)
-            readings.append(.read(summary, words: words.list, hasText: true))
+            let (known, unknown) = words.numbered(by: snapshot)
+            readings.append(
+                .read(summary, words: ReadWords(known: known, unknown: unknown, generation: generation), hasText: true))
         }
         return readings
     }
@@ -515,22 +586,17 @@ package struct ChatIndex: Sendable {
     /// The batch's new words join the stored vocabulary in the same transaction: when
     /// another process added words since the vocabulary was read, a word it added keeps
     /// its number, the others take the next ones, the batch's postings are written under
-    /// those numbers, and the vocabulary in memory is read again.
+    /// those numbers, and the stored vocabulary is read again.
     private func write(
         _ batch: Batch, removing gone: [String], vocabulary: inout Vocabulary?, in database: SQLiteDatabase
     ) async throws(SQLiteError) {
         let known = vocabulary
         let renumbered = try await database.write { [sealing] transaction throws(SQLiteError) -> Bool in
-            let synced = known?.synced ?? 0
-            var fresh = Words(capacity: max(0, (known?.words.count ?? 0) - synced))
-            if let known {
-                for word in synced..<known.words.count {
-                    fresh.insert(known.words.word(word), hash: known.words.hashes[word])
-                }
-            }
-            let numbers = try ChatIndexSchema.number(fresh, storedFrom: synced, sealing: sealing, in: transaction)
-            let renumbered = numbers.enumerated().contains { $0.element != UInt64(synced + $0.offset) }
-            let renumber = { (word: UInt64) -> UInt64 in word < synced ? word : numbers[Int(word) - synced] }
+            let storedCount = known?.stored.count ?? 0
+            let numbers = try ChatIndexSchema.number(
+                known?.fresh ?? Words(capacity: 0), storedFrom: storedCount, sealing: sealing, in: transaction)
+            let renumbered = numbers.enumerated().contains { $0.element != UInt64(storedCount + $0.offset) }
+            let renumber = { (word: UInt64) -> UInt64 in word < storedCount ? word : numbers[Int(word) - storedCount] }
             try ChatIndexSchema.remove(gone, in: transaction)
             try ChatIndexSchema.store(batch.rows, sealing: sealing, in: transaction)
             try ChatIndexSchema.storeBatch(batch.postings, renumbered: renumber, sealing: sealing, in: transaction)
@@ -540,11 +606,19 @@ package struct ChatIndex: Sendable {
             try ChatIndexSchema.compact(sealing: sealing, in: transaction)
             return renumbered
         }
+        guard var written = vocabulary else { return }
+        vocabulary = nil
         if renumbered {
-            vocabulary = try await read(vocabularyOf: database)
-        } else if let count = vocabulary?.words.count {
-            vocabulary?.synced = count
+            let generation = written.generation
+            written = try await read(vocabularyOf: database)
+            written.generation = generation + 1
+        } else {
+            // The batch's words are stored now, under the numbers they had.
+            let fresh = written.fresh
+            written.fresh = Words()
+            for word in 0..<fresh.count { written.stored.insert(fresh.word(word), hash: fresh.hashes[word]) }
         }
+        vocabulary = written
     }
 
     /// The stored vocabulary, read for a pass to number words against.
@@ -552,19 +626,14 @@ package struct ChatIndex: Sendable {
         let words = try await database.read { [sealing] transaction throws(SQLiteError) in
             try ChatIndexSchema.vocabulary(sealing: sealing, in: transaction)
         }
-        return Vocabulary(words: words, synced: words.count)
+        return Vocabulary(stored: words)
     }
 
     /// Adds the words of `messages`' text, folded, to `words`.
     private static func add(
         _ messages: ArraySlice<ChatMessage>, to words: inout Words, folding: inout TextFolding
     ) {
-        var scalars: [UInt32] = []
-        for message in messages {
-            scalars.removeAll(keepingCapacity: true)
-            folding.fold(message.text, into: &scalars)
-            words.add(scalars)
-        }
+        for message in messages { words.add(message.text, folding: &folding) }
     }
 
     /// The index, opened (created when missing) with its schema in place; an index of

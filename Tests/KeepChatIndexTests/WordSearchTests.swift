@@ -106,6 +106,30 @@ struct WordSearchTests {
         }
     }
 
+    @Test("a message's words gathered from its UTF-8 are the words of its folded text, whatever its characters")
+    func wordsFromTextAreTheFoldedWords() {
+        let plan = FuzzPlan(iterations: 3_000, seed: 0x51D7)
+        var random = plan.generator()
+        var folding = TextFolding()
+        // Long runs too, past the eight bytes a short word packs into, with and without accents.
+        let pieces = Self.alphabet + ["abcdefgh", "ABCDEFGHI", "Ünïcödé", "日本語のテキスト", "12345678901"]
+        for _ in 0..<plan.iterations {
+            let text = (0..<Int.random(in: 0...40, using: &random)).map { _ in
+                pieces[Int.random(in: 0..<pieces.count, using: &random)]
+            }.joined()
+            var direct = Words(capacity: 4)
+            direct.add(text, folding: &folding)
+            var reference = Words(capacity: 4)
+            reference.add(folding.folded(text))
+            let held = (0..<direct.count).map { Array(direct.word($0)) }
+            #expect(
+                held == (0..<reference.count).map { Array(reference.word($0)) }, "\(plan): \(String(reflecting: text))")
+            for word in held {
+                #expect(direct.number(of: word[...], hash: Words.hash(word[...])) != nil, "\(plan): found again")
+            }
+        }
+    }
+
     @Test(
         "a word set holds each word once, in the order first seen, ends words at what is not a letter or digit, and empties for the next chat"
     )
