@@ -18,7 +18,10 @@ import KeepSQLite
 ///   A piece is added for the words a batch or a turn brings, and the newest pieces are
 ///   merged once there are many.
 /// - `grams`: the postings of the chats indexed a batch at a time (``Postings``): one row per
-///   bucket of word numbers per batch, sealed when the chats are.
+///   bucket of word numbers per batch, sealed when the chats are. Rows lie in the order they
+///   were written (a batch's side by side, at the end), found by bucket through the key's
+///   index: writing a batch touches the pages it adds, not a page of every batch before it.
+/// - `batches`: each batch of `grams`, with the bytes its postings take.
 /// - `deltas`: the word numbers of text indexed a little at a time (a turn's question and
 ///   answer, a chat changed behind keep's back), one row each, sealed when the chats are;
 ///   folded into a batch of `grams` once there are many.
@@ -73,7 +76,7 @@ enum ChatIndexSchema {
         _ = try transaction.execute("CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value NOT NULL)")
         if try isCurrent(keyCheck: keyCheck, in: transaction) { return }
         // Every table any schema so far has made.
-        for table in ["message_text", "messages", "deltas", "grams", "words", "chats"] {
+        for table in ["message_text", "messages", "deltas", "grams", "batches", "words", "chats"] {
             _ = try transaction.execute("DROP TABLE IF EXISTS \(table)")
         }
         _ = try transaction.execute(
@@ -84,8 +87,9 @@ enum ChatIndexSchema {
         _ = try transaction.execute(
             """
             CREATE TABLE grams(bucket INTEGER NOT NULL, batch INTEGER NOT NULL, postings BLOB NOT NULL,
-              PRIMARY KEY(bucket, batch)) WITHOUT ROWID
+              PRIMARY KEY(bucket, batch))
             """)
+        _ = try transaction.execute("CREATE TABLE batches(batch INTEGER PRIMARY KEY, size INTEGER NOT NULL)")
         _ = try transaction.execute(
             "CREATE TABLE deltas(seq INTEGER PRIMARY KEY, chat INTEGER NOT NULL, words BLOB NOT NULL)")
         _ = try transaction.execute("CREATE TABLE words(first INTEGER PRIMARY KEY, words BLOB NOT NULL)")
@@ -346,17 +350,26 @@ enum ChatIndexSchema {
         in transaction: borrowing SQLiteTransaction
     ) throws(SQLiteError) {
         guard !postings.isEmpty else { return }
-        let batch = (try transaction.query("SELECT coalesce(max(batch), 0) FROM grams").first?.integer(0) ?? 0) + 1
+        let batch = try nextBatch(in: transaction)
         let buckets = postings.buckets(renumbered: renumbered)
         var rows: [[SQLiteValue]] = []
         rows.reserveCapacity(buckets.count)
+        var size = 0
         for (bucket, blob) in buckets {
+            size += blob.count
             rows.append([
                 .integer(Int64(bucket)), .integer(batch),
                 .blob(try sealed(blob, binding: gramsBinding(bucket: bucket, batch: batch), sealing)),
             ])
         }
         try transaction.executeMany("INSERT INTO grams(bucket, batch, postings) VALUES(?, ?, ?)", rows)
+        _ = try transaction.execute(
+            "INSERT INTO batches(batch, size) VALUES(?, ?)", [.integer(batch), .integer(Int64(size))])
+    }
+
+    /// The number the next batch takes.
+    private static func nextBatch(in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> Int64 {
+        (try transaction.query("SELECT coalesce(max(batch), 0) FROM batches").first?.integer(0) ?? 0) + 1
     }
 
     /// Writes the numbers of the words of some text of the chat `number` (a turn, a chat
@@ -429,14 +442,14 @@ enum ChatIndexSchema {
     /// folded into a batch, past ``batchBound`` the batches are merged into one.
     static func pieces(in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> (deltas: Int, batches: Int) {
         let deltas = try transaction.query("SELECT count(*) FROM deltas").first?.integer(0) ?? 0
-        let batches = try transaction.query("SELECT count(DISTINCT batch) FROM grams").first?.integer(0) ?? 0
+        let batches = try transaction.query("SELECT count(*) FROM batches").first?.integer(0) ?? 0
         return (Int(deltas), Int(batches))
     }
 
     /// The most deltas kept before they are folded into a batch: each search reads them all.
     static let deltaBound = 512
     /// The most batches kept before they are merged: each search reads a bucket of each.
-    static let batchBound = 32
+    static let batchBound = 64
 
     /// Merges the newest pieces of the vocabulary when there are many (``mergePieces(sealing:in:)``),
     /// and folds the deltas into a batch of their own, or, at ``batchBound`` batches, the deltas
@@ -478,7 +491,7 @@ enum ChatIndexSchema {
         var fromDeltas = [[(word: UInt64, chat: UInt32)]](repeating: [], count: Postings.bucketCount)
         for pair in pairs { fromDeltas[Postings.bucket(pair.word)].append(pair) }
         pairs = []
-        let merged = (try transaction.query("SELECT coalesce(max(batch), 0) FROM grams").first?.integer(0) ?? 0) + 1
+        let merged = try nextBatch(in: transaction)
         // The batches merged: the newest ones, as long as the next older is no larger than
         // those taken together (and at least two), so batches grow by merging ones of about
         // their size and a posting is merged a few times over the index's life, not at every
@@ -487,7 +500,7 @@ enum ChatIndexSchema {
         var taken = 0
         var total: Int64 = 0
         for row in try transaction.query(
-            "SELECT batch, sum(length(postings)) FROM grams GROUP BY batch ORDER BY batch DESC")
+            "SELECT batch, size FROM batches ORDER BY batch DESC")
         {
             let size = try row.integer(1)
             if taken >= 2 && size > total { break }
@@ -496,6 +509,7 @@ enum ChatIndexSchema {
             total += size
         }
         var rows: [[SQLiteValue]] = []
+        var size = 0
         for bucket in 0..<Postings.bucketCount {
             var held = fromDeltas[bucket]
             fromDeltas[bucket] = []
@@ -513,13 +527,17 @@ enum ChatIndexSchema {
                     for chat in chats where live.contains(chat) { held.append((word, chat)) }
                 }
             }
+            // The rows merged go, found through the key's index.
+            _ = try transaction.execute(
+                "DELETE FROM grams WHERE bucket = ? AND batch >= ? AND batch < ?",
+                [.integer(Int64(bucket)), .integer(oldest), .integer(merged)])
             guard !held.isEmpty else { continue }
             held.sort { ($0.word, $0.chat) < ($1.word, $1.chat) }
+            let blob = Postings.blob(sorted: held)
+            size += blob.count
             rows.append([
                 .integer(Int64(bucket)), .integer(merged),
-                .blob(
-                    try sealed(
-                        Postings.blob(sorted: held), binding: gramsBinding(bucket: bucket, batch: merged), sealing)),
+                .blob(try sealed(blob, binding: gramsBinding(bucket: bucket, batch: merged), sealing)),
             ])
             // Written a few hundred buckets at a time, so that the rows waiting stay small too.
             if rows.count >= 256 {
@@ -529,7 +547,9 @@ enum ChatIndexSchema {
         }
         _ = try transaction.executeMany("INSERT INTO grams(bucket, batch, postings) VALUES(?, ?, ?)", rows)
         _ = try transaction.execute(
-            "DELETE FROM grams WHERE batch >= ? AND batch < ?", [.integer(oldest), .integer(merged)])
+            "DELETE FROM batches WHERE batch >= ? AND batch < ?", [.integer(oldest), .integer(merged)])
+        _ = try transaction.execute(
+            "INSERT INTO batches(batch, size) VALUES(?, ?)", [.integer(merged), .integer(Int64(size))])
     }
 
     // MARK: - Private
