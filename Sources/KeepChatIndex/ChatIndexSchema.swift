@@ -216,7 +216,8 @@ enum ChatIndexSchema {
         sealing: any ChatIndexSealing, in transaction: borrowing SQLiteTransaction
     ) throws(SQLiteError) -> Words {
         let count = try wordCount(in: transaction)
-        var vocabulary = Words(capacity: count)
+        // Room made for the count the file gives, within reason: a damaged count is caught below.
+        var vocabulary = Words(capacity: min(max(count, 0), 1 << 20))
         try transaction.forEachRow("SELECT first, words FROM words ORDER BY first") { row throws(SQLiteError) in
             let first = try row.integer(0)
             guard first == Int64(vocabulary.count) else { throw damage("a piece of the vocabulary is missing") }
