@@ -180,7 +180,7 @@ let package = Package(
             name: "KeepChatSealingTests",
             dependencies: [
                 "KeepPorts", "KeepChatSealing", "KeepChatIndex", "KeepCore", "KeepFileStore", "KeepSealed",
-                "KeepConformance", "KeepTestSupport",
+                "KeepSQLite", "KeepConformance", "KeepTestSupport",
             ]),
         .testTarget(
             name: "KeepConversationTests",

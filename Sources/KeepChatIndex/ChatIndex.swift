@@ -6,8 +6,9 @@ import KeepSQLite
 
 /// A cache of the chats beside the store, `<root>/chat-index.sqlite`, so that listing and
 /// searching do not read every chat: a summary of each chat, the stamp (size, modification
-/// time, inode) of the file it was read from, and, for search, which chats hold each
-/// trigram of their text (``Postings``) — never the text itself.
+/// time, inode) of the file it was read from, and, for search, the vocabulary of their
+/// text (every distinct word, ``Words``) and which chats hold each word (``Postings``) —
+/// never the text itself.
 ///
 /// It is only ever a cache, never a second source of truth:
 /// - Before answering, every chat is stamped through the store (``/KeepPorts/StampedStorage``:
@@ -27,16 +28,16 @@ import KeepSQLite
 /// - Its commits are not flushed (a power cut may lose the latest of them, which the
 ///   stamps then catch).
 ///
-/// A listing indexes the summaries of the chats it reads again (and their trigrams too when
+/// A listing indexes the summaries of the chats it reads again (and their words too when
 /// there are few), so it is never kept waiting for the search half; a search that finds
-/// chats to read again (or trigrams missing) reads each once and indexes its summary and
-/// its trigrams together, in one pass. Either reads the chats a chunk at a time on every
+/// chats to read again (or words missing) reads each once and indexes its summary and
+/// its words together, in one pass. Either reads the chats a chunk at a time on every
 /// core and writes them a batch at a time (``Limits``), one transaction per batch:
 /// interrupted, it keeps the batches it finished, and the next listing or search goes on
 /// from there. `progress` hears how far it got after each batch.
 ///
-/// What it holds is sealed as the chats are (``ChatIndexSealing``): titles and postings
-/// sealed, tokens a keyed hash. The file is created readable by its owner only.
+/// What it holds is sealed as the chats are (``ChatIndexSealing``): titles, the vocabulary
+/// and the postings. The file is created readable by its owner only.
 package struct ChatIndex: Sendable {
     /// The index file's name in the data root.
     package static let fileName = "chat-index.sqlite"
@@ -54,11 +55,11 @@ package struct ChatIndex: Sendable {
     package struct Limits: Sendable {
         /// The most chats indexed in one batch.
         package var batchChats = 2048
-        /// The most postings (a chat holding a trigram) indexed in one batch: what bounds a
+        /// The most postings (a chat holding a word) indexed in one batch: what bounds a
         /// rebuild's memory, 8 bytes each as the batch fills and 12 as it is written.
         package var batchPostings = 1_000_000
         /// Up to this many chats changed since the last look, a listing indexes their
-        /// trigrams too (it reads them anyway), one delta each; past it, it leaves them to
+        /// words too (it reads them anyway), one delta each; past it, it leaves them to
         /// the next search, which indexes them in batches.
         package var inlineText = 64
 
@@ -96,25 +97,29 @@ package struct ChatIndex: Sendable {
     /// message order within a chat, as `ChatRepository.search(_:)` answers; chats that
     /// cannot be read are not searched. Throws `ChatError.emptySearch` for blank `text`.
     ///
-    /// Only the chats that hold every trigram of `text` are read (all of them for text of
-    /// fewer than three characters, which has none), and each message of those is checked
-    /// as the repository checks it.
+    /// Only the chats that hold, for each run of word scalars in `text`, a word that may hold
+    /// it (``WordQuery``) are read (all of them for text with no such run, punctuation only),
+    /// and each message of those is checked as the repository checks it.
     package func search(_ text: String) async throws(ChatError) -> [ChatMatch] {
         guard !text.allSatisfy(\.isWhitespace) else { throw .emptySearch }
         let refreshed = try await refresh(withText: true)
         guard let database = refreshed.database else { return try await repository.search(text) }
         var candidates = refreshed.listing.chats
         var folding = TextFolding()
-        let folded = folding.folded(text)
-        if folded.count >= 3 {
-            var keys = Trigrams(capacity: folded.count)
-            keys.add(folded)
+        let query = WordQuery(folded: folding.folded(text))
+        if !query.runs.isEmpty {
             let holders: Set<UInt32>
             do {
-                var tokens = Set<UInt64>()
-                for key in keys.keys { tokens.insert(try sealing.token(for: key)) }
-                holders = try await database.read { [sealing, tokens] transaction throws(SQLiteError) in
-                    try ChatIndexSchema.chats(holding: tokens, sealing: sealing, in: transaction)
+                holders = try await database.read { [sealing] transaction throws(SQLiteError) in
+                    let vocabulary = try ChatIndexSchema.vocabulary(sealing: sealing, in: transaction)
+                    var runs: [[UInt64]] = []
+                    for run in query.runs {
+                        let words = WordQuery.numbers(admittedBy: run, in: vocabulary)
+                        // No word may hold it: no chat does.
+                        if words.isEmpty { return [] }
+                        runs.append(words)
+                    }
+                    return try ChatIndexSchema.chats(holdingOneOfEach: runs, sealing: sealing, in: transaction)
                 }
             } catch {
                 // An index that fails answers nothing; the chats themselves still do.
@@ -171,9 +176,10 @@ package struct ChatIndex: Sendable {
 
     /// Brings the index up to date with `chat`, just written by this process under the
     /// store lock. `before` is the stamp of its file before the write (`nil` when there was
-    /// none): when the index holds exactly that version with its trigrams, the last two
-    /// messages' trigrams are added to it; a chat new to the index is indexed whole;
-    /// otherwise its summary is updated and its text left for the next search to read.
+    /// none): when the index holds exactly that version with its words, the last two
+    /// messages' words are added to it (a word new to the vocabulary takes its number in
+    /// the same transaction); a chat new to the index is indexed whole; otherwise its
+    /// summary is updated and its text left for the next search to read.
     ///
     /// Never fails: an index that cannot be updated is caught by the stamps later.
     package func recorded(_ chat: Chat, before: ValueStamp?) async {
@@ -183,7 +189,7 @@ package struct ChatIndex: Sendable {
         let summary = ChatSummary(chat)
         _ = try? await database.write { [sealing] transaction throws(SQLiteError) in
             var folding = TextFolding()
-            var keys = Trigrams()
+            var words = Words()
             let number: UInt32
             var hasText = true
             if let old = try ChatIndexSchema.indexed(chat.id, in: transaction) {
@@ -191,18 +197,21 @@ package struct ChatIndex: Sendable {
                 if let before, old.facts.stamp == before, old.facts.hasText,
                     old.facts.messages == chat.messages.count - 2
                 {
-                    Self.add(chat.messages.suffix(2), to: &keys, folding: &folding)
+                    Self.add(chat.messages.suffix(2), to: &words, folding: &folding)
                 } else {
                     hasText = false
                 }
             } else {
                 number = try ChatIndexSchema.reserveNumbers(1, in: transaction)
-                Self.add(chat.messages[...], to: &keys, folding: &folding)
+                Self.add(chat.messages[...], to: &words, folding: &folding)
             }
             // Just written: never settled, so the next listing reads it once more.
             let facts = ChatIndexFacts(summary, stamp: after, hasText: hasText, settled: false)
             try ChatIndexSchema.store([(number, summary, facts)], sealing: sealing, in: transaction)
-            if hasText { try ChatIndexSchema.storeDelta(keys.keys, chat: number, sealing: sealing, in: transaction) }
+            if hasText {
+                let numbers = try ChatIndexSchema.number(words, storedFrom: 0, sealing: sealing, in: transaction)
+                try ChatIndexSchema.storeDelta(numbers, chat: number, sealing: sealing, in: transaction)
+            }
             try ChatIndexSchema.compact(sealing: sealing, in: transaction)
         }
     }
@@ -229,7 +238,7 @@ package struct ChatIndex: Sendable {
         let entries: [ChatIndexSchema.Entry]
     }
 
-    /// The listing, with the index brought up to date (and its trigrams, `withText`); from
+    /// The listing, with the index brought up to date (and its words, `withText`); from
     /// a full scan when the index cannot be used even after one rebuild.
     private func refresh(withText: Bool) async throws(ChatError) -> Refreshed {
         // Any call makes the store ready (a one-time migration) before its files are stamped.
@@ -288,13 +297,47 @@ package struct ChatIndex: Sendable {
         }
     }
 
-    /// The chats of one batch being indexed: their summaries, and their trigrams.
+    /// The chats of one batch being indexed: their summaries, and their words, numbered by
+    /// the vocabulary in memory (``Vocabulary``).
     private struct Batch {
         var rows: [(number: UInt32, summary: ChatSummary, facts: ChatIndexFacts)] = []
-        /// Each chat's trigrams, for chats indexed one delta each.
-        var deltas: [(number: UInt32, keys: [UInt64])] = []
-        /// The trigrams of the chats indexed in a batch of postings.
+        /// Each chat's words, for chats indexed one delta each.
+        var deltas: [(number: UInt32, words: [UInt64])] = []
+        /// The words of the chats indexed in a batch of postings.
         var postings = Postings()
+    }
+
+    /// The vocabulary as a pass numbers words: the stored one, read as the pass begins, and
+    /// the words its batch brought since, numbered after it.
+    private struct Vocabulary: Sendable {
+        /// The words the stored vocabulary holds, under the same numbers. Chats are read
+        /// against it (a snapshot) while the batch is filled; it only grows, by a batch's
+        /// words once they are written.
+        var stored: Words
+        /// The batch's own new words, numbered from `stored.count` on: provisional until the
+        /// batch is written.
+        var fresh = Words()
+        /// Goes up when the stored words are read again (another process numbered words
+        /// first): a snapshot of an older one names words by numbers no longer theirs.
+        var generation = 0
+
+        init(stored: Words) { self.stored = stored }
+
+        /// The number of `word`, the next one in `fresh` when it is new.
+        mutating func number(of word: UnsafeBufferPointer<UInt8>, hash: UInt64) -> UInt64 {
+            if let number = stored.number(of: word, hash: hash) { return UInt64(number) }
+            return UInt64(stored.count + fresh.insert(word, hash: hash).number)
+        }
+    }
+
+    /// A chat's words as read against a snapshot of the stored vocabulary: those it holds,
+    /// by their numbers there, and the others.
+    private struct ReadWords: Sendable {
+        let known: [UInt32]
+        let unknown: Words.List
+        let generation: Int
+
+        var count: Int { known.count + unknown.count }
     }
 
     /// What the pass made of one chat to read again.
@@ -302,19 +345,22 @@ package struct ChatIndex: Sendable {
         /// Gone since it was stamped.
         case gone
         case unreadable(UnreadableChat)
-        /// Read: its summary, its trigram keys when they are to be indexed now, and whether
-        /// the index holds its trigrams once this is written (those indexed for this very
-        /// file stay).
-        case read(ChatSummary, keys: [UInt64]?, hasText: Bool)
+        /// Read: its summary, its words when they are to be indexed now, and whether the
+        /// index holds its words once this is written (those indexed for this very file
+        /// stay).
+        case read(ChatSummary, words: ReadWords?, hasText: Bool)
     }
 
+    /// A chat to read again: its id, its file's stamp, and its entry in the index, if any.
+    private typealias Stale = (id: String, stamp: ValueStamp, entry: ChatIndexSchema.Entry?)
+
     /// How many stale chats are read side by side before their postings join the batch:
-    /// what bounds the trigram keys held between the two.
+    /// what bounds the words held between the two.
     private static let readingChunk = 128
 
     /// One pass: the index held against the stamps, the changed chats read again (a chunk at
     /// a time, one slice per core side by side) and their summaries indexed, with their
-    /// trigrams when `withText` or when they are few, a batch at a time, each batch written
+    /// words when `withText` or when they are few, a batch at a time, each batch written
     /// in a transaction of its own.
     private func refresh(
         _ index: Indexed, against stamps: [String: ValueStamp], started: Int64, withText: Bool
@@ -342,15 +388,31 @@ package struct ChatIndex: Sendable {
         }
         var batch = Batch()
         if inBatches { batch.postings.reserve(limits.batchPostings) }
+        var vocabulary: Vocabulary?
+        if indexText, !stale.isEmpty { vocabulary = try await read(vocabularyOf: index.database) }
         var done = 0
-        var chunkStart = stale.startIndex
-        while chunkStart < stale.endIndex {
-            let chunk = stale[chunkStart..<min(stale.endIndex, chunkStart + Self.readingChunk)]
-            chunkStart = chunk.endIndex
-            let readings = await read(chunk, indexingText: indexText)
+        // Each chunk is read while the one before it joins the batch (and the batch is
+        // written): the reading keeps every core busy, the batch one. It is read against the
+        // stored vocabulary as it then is, so most words come numbered already.
+        typealias Pending = (chunk: ArraySlice<Stale>, snapshot: Words?, readings: Task<[Reading], Never>)
+        func reading(from start: Int) -> Pending? {
+            guard start < stale.endIndex else { return nil }
+            let chunk = stale[start..<min(stale.endIndex, start + Self.readingChunk)]
+            let snapshot = indexText ? vocabulary?.stored : nil
+            let generation = vocabulary?.generation ?? 0
+            return (
+                chunk, snapshot,
+                Task { await read(chunk, indexingText: indexText, against: snapshot, generation: generation) }
+            )
+        }
+        var next = reading(from: stale.startIndex)
+        defer { next?.readings.cancel() }
+        while let (chunk, snapshot, pending) = next {
+            let readings = await pending.value
+            next = reading(from: chunk.endIndex)
             for ((id, stamp, entry), reading) in zip(chunk, readings) {
                 let summary: ChatSummary
-                let keys: [UInt64]?
+                let words: ReadWords?
                 let hasText: Bool
                 switch reading {
                 case .gone:
@@ -362,7 +424,7 @@ package struct ChatIndex: Sendable {
                     continue
                 case .read(let read, let held, let indexed):
                     summary = read
-                    keys = held
+                    words = held
                     hasText = indexed
                 }
                 let number: UInt32
@@ -374,19 +436,23 @@ package struct ChatIndex: Sendable {
                 }
                 if !batch.rows.isEmpty,
                     batch.rows.count >= limits.batchChats
-                        || batch.postings.postingCount + (keys?.count ?? 0) > limits.batchPostings
+                        || batch.postings.postingCount + (words?.count ?? 0) > limits.batchPostings
                 {
-                    try await write(batch, removing: [], in: index.database)
+                    try await write(batch, removing: [], vocabulary: &vocabulary, in: index.database)
                     done += batch.rows.count
                     progress?(done, stale.count)
                     batch = Batch()
                     if inBatches { batch.postings.reserve(limits.batchPostings) }
                 }
-                if let keys {
+                if let words, var current = vocabulary {
+                    // Let go, so the batch's words grow in place rather than in a copy.
+                    vocabulary = nil
+                    let held = Self.numbers(of: words, snapshot: snapshot, in: &current)
+                    vocabulary = current
                     if inBatches {
-                        for key in keys { batch.postings.add(key, chat: number) }
+                        for word in held { batch.postings.add(word, chat: number) }
                     } else {
-                        batch.deltas.append((number, keys))
+                        batch.deltas.append((number, held))
                     }
                 }
                 let settled = stamp.modified < started - Self.settling
@@ -397,7 +463,7 @@ package struct ChatIndex: Sendable {
             }
         }
         if !batch.rows.isEmpty || !gone.isEmpty {
-            try await write(batch, removing: gone, in: index.database)
+            try await write(batch, removing: gone, vocabulary: &vocabulary, in: index.database)
             done += batch.rows.count
             if done > 0, inBatches { progress?(done, stale.count) }
         }
@@ -406,18 +472,56 @@ package struct ChatIndex: Sendable {
             database: index.database)
     }
 
-    /// The chats of `chunk` read again, in its order, their trigrams made when
-    /// `indexingText`: one slice per core, side by side.
+    /// The numbers of a chat's words as read against `snapshot`, in `vocabulary`: those the
+    /// snapshot numbered keep their numbers (looked up again by their words when the stored
+    /// vocabulary was read again since), the others are looked up, and numbered when new.
+    private static func numbers(
+        of words: ReadWords, snapshot: Words?, in vocabulary: inout Vocabulary
+    ) -> [UInt64] {
+        var numbers: [UInt64] = []
+        numbers.reserveCapacity(words.count)
+        if words.generation == vocabulary.generation {
+            for word in words.known { numbers.append(UInt64(word)) }
+        } else if let snapshot {
+            snapshot.bytes.withUnsafeBufferPointer { bytes in
+                for word in words.known {
+                    let start = word == 0 ? 0 : Int(snapshot.ends[Int(word) - 1])
+                    let held = UnsafeBufferPointer(rebasing: bytes[start..<Int(snapshot.ends[Int(word)])])
+                    numbers.append(vocabulary.number(of: held, hash: snapshot.hashes[Int(word)]))
+                }
+            }
+        }
+        words.unknown.bytes.withUnsafeBufferPointer { bytes in
+            var start = 0
+            for (end, hash) in zip(words.unknown.ends, words.unknown.hashes) {
+                let word = UnsafeBufferPointer(rebasing: bytes[start..<Int(end)])
+                start = Int(end)
+                numbers.append(vocabulary.number(of: word, hash: hash))
+            }
+        }
+        return numbers
+    }
+
+    /// The chats of `chunk` read again, in its order, their words gathered when
+    /// `indexingText` and numbered as `snapshot` (the stored vocabulary of `generation`)
+    /// numbers them: one slice per core, side by side.
     private func read(
-        _ chunk: ArraySlice<(id: String, stamp: ValueStamp, entry: ChatIndexSchema.Entry?)>, indexingText: Bool
+        _ chunk: ArraySlice<Stale>, indexingText: Bool, against snapshot: Words?, generation: Int
     ) async -> [Reading] {
         let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, chunk.count / 16))
-        guard slices > 1 else { return await readSlice(chunk, indexingText: indexingText) }
+        guard slices > 1 else {
+            return await readSlice(chunk, indexingText: indexingText, against: snapshot, generation: generation)
+        }
         return await withTaskGroup(of: (Int, [Reading]).self) { group in
             let start = chunk.startIndex
             for slice in 0..<slices {
                 let part = chunk[(start + chunk.count * slice / slices)..<(start + chunk.count * (slice + 1) / slices)]
-                group.addTask { (slice, await readSlice(part, indexingText: indexingText)) }
+                group.addTask {
+                    (
+                        slice,
+                        await readSlice(part, indexingText: indexingText, against: snapshot, generation: generation)
+                    )
+                }
             }
             var parts = [[Reading]](repeating: [], count: slices)
             for await (slice, part) in group { parts[slice] = part }
@@ -426,10 +530,10 @@ package struct ChatIndex: Sendable {
     }
 
     private func readSlice(
-        _ part: ArraySlice<(id: String, stamp: ValueStamp, entry: ChatIndexSchema.Entry?)>, indexingText: Bool
+        _ part: ArraySlice<Stale>, indexingText: Bool, against snapshot: Words?, generation: Int
     ) async -> [Reading] {
         var folding = TextFolding()
-        var keys = Trigrams()
+        var words = Words(capacity: 4096)
         var readings: [Reading] = []
         readings.reserveCapacity(part.count)
         for (id, stamp, entry) in part {
@@ -458,46 +562,78 @@ package struct ChatIndex: Sendable {
                 continue
             }
             let summary = ChatSummary(chat)
-            // The trigrams indexed for this very file stay: a turn indexed them as it wrote.
+            // The words indexed for this very file stay: a turn indexed them as it wrote.
             if let entry, entry.hasText, entry.stamp == stamp, entry.summary == summary {
-                readings.append(.read(summary, keys: nil, hasText: true))
+                readings.append(.read(summary, words: nil, hasText: true))
                 continue
             }
-            guard indexingText else {
-                readings.append(.read(summary, keys: nil, hasText: false))
+            guard indexingText, let snapshot else {
+                readings.append(.read(summary, words: nil, hasText: false))
                 continue
             }
-            keys.removeAll()
-            Self.add(chat.messages[...], to: &keys, folding: &folding)
-            readings.append(.read(summary, keys: keys.keys, hasText: true))
+            words.removeAll()
+            Self.add(chat.messages[...], to: &words, folding: &folding)
+            let (known, unknown) = words.numbered(by: snapshot)
+            readings.append(
+                .read(summary, words: ReadWords(known: known, unknown: unknown, generation: generation), hasText: true))
         }
         return readings
     }
 
     /// Writes one batch (and forgets `gone`) in one transaction, then folds the index's
     /// pieces together when there are many.
-    private func write(_ batch: Batch, removing gone: [String], in database: SQLiteDatabase) async throws(SQLiteError) {
-        try await database.write { [sealing] transaction throws(SQLiteError) in
+    ///
+    /// The batch's new words join the stored vocabulary in the same transaction: when
+    /// another process added words since the vocabulary was read, a word it added keeps
+    /// its number, the others take the next ones, the batch's postings are written under
+    /// those numbers, and the stored vocabulary is read again.
+    private func write(
+        _ batch: Batch, removing gone: [String], vocabulary: inout Vocabulary?, in database: SQLiteDatabase
+    ) async throws(SQLiteError) {
+        let known = vocabulary
+        let renumbered = try await database.write { [sealing] transaction throws(SQLiteError) -> Bool in
+            let storedCount = known?.stored.count ?? 0
+            let numbers = try ChatIndexSchema.number(
+                known?.fresh ?? Words(capacity: 0), storedFrom: storedCount, sealing: sealing, in: transaction)
+            let renumbered = numbers.enumerated().contains { $0.element != UInt64(storedCount + $0.offset) }
+            let renumber = { (word: UInt64) -> UInt64 in word < storedCount ? word : numbers[Int(word) - storedCount] }
             try ChatIndexSchema.remove(gone, in: transaction)
             try ChatIndexSchema.store(batch.rows, sealing: sealing, in: transaction)
-            try ChatIndexSchema.storeBatch(batch.postings, sealing: sealing, in: transaction)
-            for (number, keys) in batch.deltas {
-                try ChatIndexSchema.storeDelta(keys, chat: number, sealing: sealing, in: transaction)
+            try ChatIndexSchema.storeBatch(batch.postings, renumbered: renumber, sealing: sealing, in: transaction)
+            for (number, words) in batch.deltas {
+                try ChatIndexSchema.storeDelta(words.map(renumber), chat: number, sealing: sealing, in: transaction)
             }
             try ChatIndexSchema.compact(sealing: sealing, in: transaction)
+            return renumbered
         }
+        guard var written = vocabulary else { return }
+        vocabulary = nil
+        if renumbered {
+            let generation = written.generation
+            written = try await read(vocabularyOf: database)
+            written.generation = generation + 1
+        } else {
+            // The batch's words are stored now, under the numbers they had.
+            let fresh = written.fresh
+            written.fresh = Words()
+            for word in 0..<fresh.count { written.stored.insert(fresh.word(word), hash: fresh.hashes[word]) }
+        }
+        vocabulary = written
     }
 
-    /// Adds the trigrams of `messages`' text, folded, to `keys`.
-    private static func add(
-        _ messages: ArraySlice<ChatMessage>, to keys: inout Trigrams, folding: inout TextFolding
-    ) {
-        var scalars: [UInt32] = []
-        for message in messages {
-            scalars.removeAll(keepingCapacity: true)
-            folding.fold(message.text, into: &scalars)
-            keys.add(scalars)
+    /// The stored vocabulary, read for a pass to number words against.
+    private func read(vocabularyOf database: SQLiteDatabase) async throws(SQLiteError) -> Vocabulary {
+        let words = try await database.read { [sealing] transaction throws(SQLiteError) in
+            try ChatIndexSchema.vocabulary(sealing: sealing, in: transaction)
         }
+        return Vocabulary(stored: words)
+    }
+
+    /// Adds the words of `messages`' text, folded, to `words`.
+    private static func add(
+        _ messages: ArraySlice<ChatMessage>, to words: inout Words, folding: inout TextFolding
+    ) {
+        for message in messages { words.add(message.text, folding: &folding) }
     }
 
     /// The index, opened (created when missing) with its schema in place; an index of

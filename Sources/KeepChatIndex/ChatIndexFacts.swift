@@ -8,7 +8,7 @@ import KeepSQLite
 /// fixed layout: seven 64-bit little-endian fields, in this order: the file's size,
 /// modification time and inode, the chat's creation and update times (the bits of their
 /// seconds since 1970 as a `Double`), its message count, and the flags (1: the index holds
-/// its trigrams; 2: it was settled when indexed).
+/// its words; 2: it was settled when indexed).
 ///
 /// One column rather than seven: a listing reads every row, and SQLite's cost per row is
 /// mostly its cost per column read. A blob of any other length is damage, and rebuilds the

@@ -11,19 +11,29 @@ import KeepSQLite
 ///   and made again.
 /// - `chats`: one row per indexed chat: a number of its own (what the postings name), its
 ///   id, its title (sealed when the chats are), its engine, and its ``ChatIndexFacts`` in one
-///   blob: its file's stamp, the rest of its summary, and whether its trigrams are indexed.
+///   blob: its file's stamp, the rest of its summary, and whether its words are indexed.
+/// - `words`: the vocabulary, every distinct word (``Words``) of the chats indexed, each
+///   with a number of its own (its place), in pieces of consecutive numbers, one row each
+///   keyed by its first number and sealed when the chats are; `meta`'s `words` counts them.
+///   A piece is added for the words a batch or a turn brings, and the newest pieces are
+///   merged once there are many.
 /// - `grams`: the postings of the chats indexed a batch at a time (``Postings``): one row per
-///   bucket of tokens per batch, sealed when the chats are.
-/// - `deltas`: the tokens of text indexed a little at a time (a turn's question and answer,
-///   a chat changed behind keep's back), one row each, sealed when the chats are; folded into
-///   a batch of `grams` once there are many.
+///   bucket of word numbers per batch, sealed when the chats are. Rows lie in the order they
+///   were written (a batch's side by side, at the end), found by bucket through the key's
+///   index: writing a batch touches the pages it adds, not a page of every batch before it.
+/// - `batches`: each batch of `grams`, with the bytes its postings take.
+/// - `deltas`: the word numbers of text indexed a little at a time (a turn's question and
+///   answer, a chat changed behind keep's back), one row each, sealed when the chats are;
+///   folded into a batch of `grams` once there are many.
 ///
-/// No message text is kept: a search finds the chats that hold every trigram of what it
-/// looks for, then reads those chats. A posting may outlive the text it came from (a chat
-/// edited or removed); it then costs that search one read, never a wrong answer.
+/// No message text is kept, only its words, each once, apart from which chats hold it: a
+/// search finds the chats that hold, for every word of what it looks for, a word that may
+/// hold it (``WordQuery``), then reads those chats. A posting may outlive the text it came
+/// from (a chat edited or removed), and a word the chat that brought it (they stay until the
+/// index is rebuilt); either costs at most that search one read, never a wrong answer.
 enum ChatIndexSchema {
     /// One row of `chats`: the summary of a chat as indexed, its number, the stamp of the
-    /// file it was read from, and whether its trigrams are indexed and it was settled.
+    /// file it was read from, and whether its words are indexed and it was settled.
     struct Entry: Sendable {
         let number: UInt32
         let summary: ChatSummary
@@ -36,7 +46,7 @@ enum ChatIndexSchema {
     /// read again, and what it holds of files that are gone.
     struct Comparison: Sendable {
         /// The entries that are trusted: the file's stamp is the one indexed, it was settled
-        /// when indexed, and its trigrams are indexed when the text is wanted.
+        /// when indexed, and its words are indexed when the text is wanted.
         var trusted: [Entry] = []
         /// The chats to read again (changed, new, not settled, without the text wanted, or
         /// no longer a regular file), with the entry the index holds for them, if any.
@@ -46,7 +56,7 @@ enum ChatIndexSchema {
     }
 
     /// The schema version this build writes; an index of any other is made again.
-    static let version: Int64 = 3
+    static let version: Int64 = 4
 
     /// The schema version the file holds; throws when it holds none.
     static func version(in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> Int64? {
@@ -66,7 +76,7 @@ enum ChatIndexSchema {
         _ = try transaction.execute("CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value NOT NULL)")
         if try isCurrent(keyCheck: keyCheck, in: transaction) { return }
         // Every table any schema so far has made.
-        for table in ["message_text", "messages", "deltas", "grams", "chats"] {
+        for table in ["message_text", "messages", "deltas", "grams", "batches", "words", "chats"] {
             _ = try transaction.execute("DROP TABLE IF EXISTS \(table)")
         }
         _ = try transaction.execute(
@@ -77,10 +87,13 @@ enum ChatIndexSchema {
         _ = try transaction.execute(
             """
             CREATE TABLE grams(bucket INTEGER NOT NULL, batch INTEGER NOT NULL, postings BLOB NOT NULL,
-              PRIMARY KEY(bucket, batch)) WITHOUT ROWID
+              PRIMARY KEY(bucket, batch))
             """)
+        _ = try transaction.execute("CREATE TABLE batches(batch INTEGER PRIMARY KEY, size INTEGER NOT NULL)")
         _ = try transaction.execute(
-            "CREATE TABLE deltas(seq INTEGER PRIMARY KEY, chat INTEGER NOT NULL, tokens BLOB NOT NULL)")
+            "CREATE TABLE deltas(seq INTEGER PRIMARY KEY, chat INTEGER NOT NULL, words BLOB NOT NULL)")
+        _ = try transaction.execute("CREATE TABLE words(first INTEGER PRIMARY KEY, words BLOB NOT NULL)")
+        _ = try transaction.execute("DELETE FROM meta WHERE name IN ('numbers', 'words')")
         _ = try transaction.execute(
             "INSERT OR REPLACE INTO meta(name, value) VALUES('schema', ?), ('key', ?)",
             [.integer(version), .blob(keyCheck)])
@@ -117,7 +130,7 @@ enum ChatIndexSchema {
     /// `entries` held against `stamps` (each chat file's stamp, by id): only an entry whose
     /// file still has the stamp it was indexed from is trusted, and only when it was settled
     /// when indexed (a file changed in the same tick of the clock as its read could
-    /// otherwise keep its size, time and inode) and its trigrams are indexed when `withText`.
+    /// otherwise keep its size, time and inode) and its words are indexed when `withText`.
     static func compare(_ entries: [Entry], with stamps: [String: ValueStamp], withText: Bool) -> Comparison {
         var comparison = Comparison()
         comparison.trusted.reserveCapacity(stamps.count)
@@ -190,84 +203,237 @@ enum ChatIndexSchema {
         return (try number(row.integer(0)), try ChatIndexFacts(try row.blob(1)))
     }
 
+    // MARK: - The vocabulary
+
+    /// How many words the stored vocabulary holds: the number the next new word takes.
+    static func wordCount(in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> Int {
+        Int(try transaction.query("SELECT value FROM meta WHERE name = 'words'").first?.integer(0) ?? 0)
+    }
+
+    /// The whole stored vocabulary, each word at its number; a piece missing, out of place
+    /// or not one this schema writes is damage.
+    static func vocabulary(
+        sealing: any ChatIndexSealing, in transaction: borrowing SQLiteTransaction
+    ) throws(SQLiteError) -> Words {
+        let count = try wordCount(in: transaction)
+        // Room made for the count the file gives, within reason: a damaged count is caught below.
+        var vocabulary = Words(capacity: min(max(count, 0), 1 << 20))
+        try transaction.forEachRow("SELECT first, words FROM words ORDER BY first") { row throws(SQLiteError) in
+            let first = try row.integer(0)
+            guard first == Int64(vocabulary.count) else { throw damage("a piece of the vocabulary is missing") }
+            let bytes = try opened(try row.blob(1), binding: wordsBinding(first: first), sealing)
+            try forEachWord(in: bytes) { word throws(SQLiteError) in
+                guard vocabulary.insert(word, hash: Words.hash(word)).inserted else {
+                    throw damage("a word stands twice in the vocabulary")
+                }
+            }
+        }
+        guard vocabulary.count == count else { throw damage("the vocabulary is not as long as it says") }
+        return vocabulary
+    }
+
+    /// Numbers `words` as the stored vocabulary does, adding to it those it lacks, and
+    /// answers each word's number, by its place in `words`.
+    ///
+    /// Only the stored words numbered `from` or later are looked at: the caller knows every
+    /// word of `words` to be absent below it (a turn passes 0; a batch, the count of the
+    /// vocabulary it numbered against, so that a word another process added since keeps
+    /// the number it was given). New words take the next numbers, in their order in `words`,
+    /// as one new piece.
+    static func number(
+        _ words: Words, storedFrom from: Int, sealing: any ChatIndexSealing,
+        in transaction: borrowing SQLiteTransaction
+    ) throws(SQLiteError) -> [UInt64] {
+        let stored = try wordCount(in: transaction)
+        var numbers = [UInt64?](repeating: nil, count: words.count)
+        var found = 0
+        if from < stored, !words.isEmpty {
+            // The piece holding `from`, and every later one.
+            try transaction.forEachRow(
+                """
+                SELECT first, words FROM words
+                WHERE first >= (SELECT coalesce(max(first), 0) FROM words WHERE first <= ?) ORDER BY first
+                """, [.integer(Int64(from))]
+            ) { row throws(SQLiteError) in
+                let first = try row.integer(0)
+                let bytes = try opened(try row.blob(1), binding: wordsBinding(first: first), sealing)
+                var number = Int(first)
+                try forEachWord(in: bytes) { word throws(SQLiteError) in
+                    defer { number += 1 }
+                    guard number >= from, let place = words.number(of: word, hash: Words.hash(word)) else { return }
+                    if numbers[place] == nil { found += 1 }
+                    numbers[place] = UInt64(number)
+                }
+            }
+        }
+        guard found < words.count else { return numbers.map { $0 ?? 0 } }
+        var piece: [UInt8] = []
+        var next = UInt64(stored)
+        var result: [UInt64] = []
+        result.reserveCapacity(words.count)
+        for place in 0..<words.count {
+            if let number = numbers[place] {
+                result.append(number)
+                continue
+            }
+            let word = words.word(place)
+            Postings.appendVarint(UInt64(word.count), to: &piece)
+            piece.append(contentsOf: word)
+            result.append(next)
+            next += 1
+        }
+        _ = try transaction.execute(
+            "INSERT INTO words(first, words) VALUES(?, ?)",
+            [
+                .integer(Int64(stored)),
+                .blob(try sealed(piece, binding: wordsBinding(first: Int64(stored)), sealing)),
+            ])
+        _ = try transaction.execute(
+            "INSERT OR REPLACE INTO meta(name, value) VALUES('words', ?)", [.integer(Int64(next))])
+        return result
+    }
+
+    /// The most pieces of the vocabulary kept before the newest are merged: each search opens
+    /// them all.
+    static let pieceBound = 32
+
+    /// Merges the newest pieces of the vocabulary into one once there are ``pieceBound``:
+    /// as many as are no smaller than the next older one together, two at least.
+    static func mergePieces(
+        sealing: any ChatIndexSealing, in transaction: borrowing SQLiteTransaction
+    ) throws(SQLiteError) {
+        let pieces = try transaction.query("SELECT first, length(words) FROM words ORDER BY first DESC")
+        guard pieces.count >= pieceBound else { return }
+        var oldest: Int64 = 0
+        var taken = 0
+        var total: Int64 = 0
+        for piece in pieces {
+            let size = try piece.integer(1)
+            if taken >= 2 && size > total { break }
+            oldest = try piece.integer(0)
+            taken += 1
+            total += size
+        }
+        var merged: [UInt8] = []
+        try transaction.forEachRow(
+            "SELECT first, words FROM words WHERE first >= ? ORDER BY first", [.integer(oldest)]
+        ) { row throws(SQLiteError) in
+            merged += try opened(try row.blob(1), binding: wordsBinding(first: try row.integer(0)), sealing)
+        }
+        _ = try transaction.execute("DELETE FROM words WHERE first >= ?", [.integer(oldest)])
+        _ = try transaction.execute(
+            "INSERT INTO words(first, words) VALUES(?, ?)",
+            [.integer(oldest), .blob(try sealed(merged, binding: wordsBinding(first: oldest), sealing))])
+    }
+
+    /// Calls `body` with each word of a piece of the vocabulary, in order; a piece that is
+    /// not one this schema writes is damage.
+    private static func forEachWord(
+        in piece: [UInt8], _ body: (ArraySlice<UInt8>) throws(SQLiteError) -> Void
+    ) throws(SQLiteError) {
+        var index = 0
+        while index < piece.count {
+            let length = piece.withUnsafeBufferPointer { bytes in Postings.varint(bytes, &index) }
+            guard let length, length > 0, length <= UInt64(piece.count - index) else {
+                throw damage("a piece of the vocabulary cannot be read")
+            }
+            try body(piece[index..<(index + Int(length))])
+            index += Int(length)
+        }
+    }
+
     // MARK: - Postings
 
-    /// Writes `postings` as a new batch of `grams`, each bucket sealed for where it lies.
+    /// Writes `postings` as a new batch of `grams`, each bucket sealed for where it lies, each
+    /// word numbered as `renumbered` says.
     static func storeBatch(
-        _ postings: Postings, sealing: any ChatIndexSealing, in transaction: borrowing SQLiteTransaction
+        _ postings: Postings, renumbered: (UInt64) -> UInt64 = { $0 }, sealing: any ChatIndexSealing,
+        in transaction: borrowing SQLiteTransaction
     ) throws(SQLiteError) {
         guard !postings.isEmpty else { return }
-        let batch = (try transaction.query("SELECT coalesce(max(batch), 0) FROM grams").first?.integer(0) ?? 0) + 1
-        let buckets = try sealingCall { () throws(SealingError) in try postings.buckets(sealing.token(for:)) }
+        let batch = try nextBatch(in: transaction)
+        let buckets = postings.buckets(renumbered: renumbered)
         var rows: [[SQLiteValue]] = []
         rows.reserveCapacity(buckets.count)
+        var size = 0
         for (bucket, blob) in buckets {
+            size += blob.count
             rows.append([
                 .integer(Int64(bucket)), .integer(batch),
                 .blob(try sealed(blob, binding: gramsBinding(bucket: bucket, batch: batch), sealing)),
             ])
         }
         try transaction.executeMany("INSERT INTO grams(bucket, batch, postings) VALUES(?, ?, ?)", rows)
+        _ = try transaction.execute(
+            "INSERT INTO batches(batch, size) VALUES(?, ?)", [.integer(batch), .integer(Int64(size))])
     }
 
-    /// Writes the tokens of some text of the chat `number` (a turn, a chat changed behind
-    /// keep's back) as one delta.
+    /// The number the next batch takes.
+    private static func nextBatch(in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> Int64 {
+        (try transaction.query("SELECT coalesce(max(batch), 0) FROM batches").first?.integer(0) ?? 0) + 1
+    }
+
+    /// Writes the numbers of the words of some text of the chat `number` (a turn, a chat
+    /// changed behind keep's back) as one delta.
     static func storeDelta(
-        _ keys: [UInt64], chat number: UInt32, sealing: any ChatIndexSealing,
+        _ words: [UInt64], chat number: UInt32, sealing: any ChatIndexSealing,
         in transaction: borrowing SQLiteTransaction
     ) throws(SQLiteError) {
-        guard !keys.isEmpty else { return }
-        var tokens: [UInt64] = []
-        tokens.reserveCapacity(keys.count)
-        for key in keys {
-            tokens.append(try sealingCall { () throws(SealingError) in try sealing.token(for: key) })
-        }
-        tokens.sort()
+        guard !words.isEmpty else { return }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(tokens.count * 8)
-        for token in tokens { withUnsafeBytes(of: token.littleEndian) { bytes.append(contentsOf: $0) } }
+        bytes.reserveCapacity(words.count * 8)
+        for word in words.sorted() { withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) } }
         let seq = (try transaction.query("SELECT coalesce(max(seq), 0) FROM deltas").first?.integer(0) ?? 0) + 1
         _ = try transaction.execute(
-            "INSERT INTO deltas(seq, chat, tokens) VALUES(?, ?, ?)",
+            "INSERT INTO deltas(seq, chat, words) VALUES(?, ?, ?)",
             [
                 .integer(seq), .integer(Int64(number)),
                 .blob(try sealed(bytes, binding: deltaBinding(seq: seq, chat: number), sealing)),
             ])
     }
 
-    /// The numbers of the chats that hold every one of `tokens`, by the postings and the
-    /// deltas; an empty `tokens` is refused by the caller (every chat would do).
+    /// The numbers of the chats that hold, for every one of `runs` (each a list of word
+    /// numbers), at least one of its words, by the postings and the deltas; an empty `runs` is
+    /// refused by the caller (every chat would do).
     static func chats(
-        holding tokens: Set<UInt64>, sealing: any ChatIndexSealing, in transaction: borrowing SQLiteTransaction
+        holdingOneOfEach runs: [[UInt64]], sealing: any ChatIndexSealing, in transaction: borrowing SQLiteTransaction
     ) throws(SQLiteError) -> Set<UInt32> {
-        var holders: [UInt64: Set<UInt32>] = [:]
-        for token in tokens {
-            var found = Set<UInt32>()
-            let bucket = Postings.bucket(token)
+        // Each word wanted, with the runs it may stand for, and the words wanted by bucket.
+        var wanted: [UInt64: [Int]] = [:]
+        for (run, words) in runs.enumerated() {
+            for word in words { wanted[word, default: []].append(run) }
+        }
+        var byBucket: [Int: Int] = [:]
+        for word in wanted.keys { byBucket[Postings.bucket(word), default: 0] += 1 }
+        var found = [Set<UInt32>](repeating: [], count: runs.count)
+        for bucket in byBucket.keys.sorted() {
             try transaction.forEachRow(
                 "SELECT batch, postings FROM grams WHERE bucket = ?", [.integer(Int64(bucket))]
             ) { row throws(SQLiteError) in
                 let blob = try opened(
                     try row.blob(1), binding: gramsBinding(bucket: bucket, batch: try row.integer(0)), sealing)
-                guard let chats = Postings.chats(holding: token, in: blob) else {
+                guard let entries = Postings.entries(in: blob) else {
                     throw damage("a bucket of postings cannot be read")
                 }
-                found.formUnion(chats)
+                for (word, chats) in entries {
+                    guard let held = wanted[word] else { continue }
+                    for run in held { found[run].formUnion(chats) }
+                }
             }
-            holders[token] = found
         }
-        try transaction.forEachRow("SELECT seq, chat, tokens FROM deltas") { row throws(SQLiteError) in
+        try transaction.forEachRow("SELECT seq, chat, words FROM deltas") { row throws(SQLiteError) in
             let chat = try number(row.integer(1))
             let bytes = try opened(
                 try row.blob(2), binding: deltaBinding(seq: try row.integer(0), chat: chat), sealing)
-            guard bytes.count % 8 == 0 else { throw damage("a delta of tokens cannot be read") }
-            let held = Self.tokens(bytes)
-            for token in tokens where held.contains(token) { holders[token, default: []].insert(chat) }
+            guard bytes.count % 8 == 0 else { throw damage("a delta of words cannot be read") }
+            for word in Self.words(bytes) {
+                guard let held = wanted[word] else { continue }
+                for run in held { found[run].insert(chat) }
+            }
         }
         var result: Set<UInt32>?
-        for token in tokens {
-            let found = holders[token] ?? []
-            result = result.map { $0.intersection(found) } ?? found
+        for holders in found.sorted(by: { $0.count < $1.count }) {
+            result = result.map { $0.intersection(holders) } ?? holders
             if result?.isEmpty == true { break }
         }
         return result ?? []
@@ -277,16 +443,17 @@ enum ChatIndexSchema {
     /// folded into a batch, past ``batchBound`` the batches are merged into one.
     static func pieces(in transaction: borrowing SQLiteTransaction) throws(SQLiteError) -> (deltas: Int, batches: Int) {
         let deltas = try transaction.query("SELECT count(*) FROM deltas").first?.integer(0) ?? 0
-        let batches = try transaction.query("SELECT count(DISTINCT batch) FROM grams").first?.integer(0) ?? 0
+        let batches = try transaction.query("SELECT count(*) FROM batches").first?.integer(0) ?? 0
         return (Int(deltas), Int(batches))
     }
 
     /// The most deltas kept before they are folded into a batch: each search reads them all.
     static let deltaBound = 512
     /// The most batches kept before they are merged: each search reads a bucket of each.
-    static let batchBound = 32
+    static let batchBound = 64
 
-    /// Folds the deltas into a batch of their own, or, at ``batchBound`` batches, the deltas
+    /// Merges the newest pieces of the vocabulary when there are many (``mergePieces(sealing:in:)``),
+    /// and folds the deltas into a batch of their own, or, at ``batchBound`` batches, the deltas
     /// and the newest batches into one (as many as are no smaller than the next older one
     /// together, two at least), leaving out chats no longer indexed: the index stays about as
     /// large as what it indexes, however many turns and changes it has seen, and a rebuild
@@ -295,6 +462,7 @@ enum ChatIndexSchema {
     /// the batches merged (a 4,096th of them) and the deltas, never the whole index.
     static func compact(sealing: any ChatIndexSealing, in transaction: borrowing SQLiteTransaction) throws(SQLiteError)
     {
+        try mergePieces(sealing: sealing, in: transaction)
         let (deltas, batches) = try pieces(in: transaction)
         let mergeNewest = batches >= batchBound
         guard mergeNewest || deltas >= deltaBound else { return }
@@ -304,29 +472,27 @@ enum ChatIndexSchema {
             let facts = try row.withBlob(1) { blob throws(SQLiteError) in try ChatIndexFacts(blob) }
             if facts.hasText { live.insert(try number(row.integer(0))) }
         }
-        var pairs: [(token: UInt64, chat: UInt32)] = []
-        try transaction.forEachRow("SELECT seq, chat, tokens FROM deltas") { row throws(SQLiteError) in
+        var pairs: [(word: UInt64, chat: UInt32)] = []
+        try transaction.forEachRow("SELECT seq, chat, words FROM deltas") { row throws(SQLiteError) in
             let chat = try number(row.integer(1))
             guard live.contains(chat) else { return }
             let bytes = try opened(
                 try row.blob(2), binding: deltaBinding(seq: try row.integer(0), chat: chat), sealing)
-            guard bytes.count % 8 == 0 else { throw damage("a delta of tokens cannot be read") }
-            for token in Self.tokens(bytes) { pairs.append((token, chat)) }
+            guard bytes.count % 8 == 0 else { throw damage("a delta of words cannot be read") }
+            for word in Self.words(bytes) { pairs.append((word, chat)) }
         }
         _ = try transaction.execute("DELETE FROM deltas")
         guard mergeNewest else {
-            // Postings take each token's chats in ascending order; stored tokens are tokens
-            // already, so they are written as they are.
-            pairs.sort { ($0.chat, $0.token) < ($1.chat, $1.token) }
+            pairs.sort { ($0.chat, $0.word) < ($1.chat, $1.word) }
             var merged = Postings()
-            for pair in pairs { merged.add(pair.token, chat: pair.chat) }
-            try storeBatch(merged, sealing: IdentityTokens(sealing), in: transaction)
+            for pair in pairs { merged.add(pair.word, chat: pair.chat) }
+            try storeBatch(merged, sealing: sealing, in: transaction)
             return
         }
-        var fromDeltas = [[(token: UInt64, chat: UInt32)]](repeating: [], count: Postings.bucketCount)
-        for pair in pairs { fromDeltas[Postings.bucket(pair.token)].append(pair) }
+        var fromDeltas = [[(word: UInt64, chat: UInt32)]](repeating: [], count: Postings.bucketCount)
+        for pair in pairs { fromDeltas[Postings.bucket(pair.word)].append(pair) }
         pairs = []
-        let merged = (try transaction.query("SELECT coalesce(max(batch), 0) FROM grams").first?.integer(0) ?? 0) + 1
+        let merged = try nextBatch(in: transaction)
         // The batches merged: the newest ones, as long as the next older is no larger than
         // those taken together (and at least two), so batches grow by merging ones of about
         // their size and a posting is merged a few times over the index's life, not at every
@@ -335,7 +501,7 @@ enum ChatIndexSchema {
         var taken = 0
         var total: Int64 = 0
         for row in try transaction.query(
-            "SELECT batch, sum(length(postings)) FROM grams GROUP BY batch ORDER BY batch DESC")
+            "SELECT batch, size FROM batches ORDER BY batch DESC")
         {
             let size = try row.integer(1)
             if taken >= 2 && size > total { break }
@@ -344,6 +510,7 @@ enum ChatIndexSchema {
             total += size
         }
         var rows: [[SQLiteValue]] = []
+        var size = 0
         for bucket in 0..<Postings.bucketCount {
             var held = fromDeltas[bucket]
             fromDeltas[bucket] = []
@@ -357,17 +524,21 @@ enum ChatIndexSchema {
                 guard let entries = Postings.entries(in: blob) else {
                     throw damage("a bucket of postings cannot be read")
                 }
-                for (token, chats) in entries {
-                    for chat in chats where live.contains(chat) { held.append((token, chat)) }
+                for (word, chats) in entries {
+                    for chat in chats where live.contains(chat) { held.append((word, chat)) }
                 }
             }
+            // The rows merged go, found through the key's index.
+            _ = try transaction.execute(
+                "DELETE FROM grams WHERE bucket = ? AND batch >= ? AND batch < ?",
+                [.integer(Int64(bucket)), .integer(oldest), .integer(merged)])
             guard !held.isEmpty else { continue }
-            held.sort { ($0.token, $0.chat) < ($1.token, $1.chat) }
+            held.sort { ($0.word, $0.chat) < ($1.word, $1.chat) }
+            let blob = Postings.blob(sorted: held)
+            size += blob.count
             rows.append([
                 .integer(Int64(bucket)), .integer(merged),
-                .blob(
-                    try sealed(
-                        Postings.blob(sorted: held), binding: gramsBinding(bucket: bucket, batch: merged), sealing)),
+                .blob(try sealed(blob, binding: gramsBinding(bucket: bucket, batch: merged), sealing)),
             ])
             // Written a few hundred buckets at a time, so that the rows waiting stay small too.
             if rows.count >= 256 {
@@ -377,12 +548,14 @@ enum ChatIndexSchema {
         }
         _ = try transaction.executeMany("INSERT INTO grams(bucket, batch, postings) VALUES(?, ?, ?)", rows)
         _ = try transaction.execute(
-            "DELETE FROM grams WHERE batch >= ? AND batch < ?", [.integer(oldest), .integer(merged)])
+            "DELETE FROM batches WHERE batch >= ? AND batch < ?", [.integer(oldest), .integer(merged)])
+        _ = try transaction.execute(
+            "INSERT INTO batches(batch, size) VALUES(?, ?)", [.integer(merged), .integer(Int64(size))])
     }
 
     // MARK: - Private
 
-    /// The numbers of the chats whose trigrams are indexed, a bit each.
+    /// The numbers of the chats whose words are indexed, a bit each.
     private struct LiveChats {
         private var words: [UInt64] = []
 
@@ -398,22 +571,7 @@ enum ChatIndexSchema {
         }
     }
 
-    /// `sealing`, but each key already a token: for postings merged from stored ones.
-    private struct IdentityTokens: ChatIndexSealing {
-        let base: any ChatIndexSealing
-        init(_ base: any ChatIndexSealing) { self.base = base }
-        var keyCheck: [UInt8] { base.keyCheck }
-        var isSealed: Bool { base.isSealed }
-        func token(for key: UInt64) -> UInt64 { key }
-        func seal(_ bytes: [UInt8], binding: [UInt8]) throws(SealingError) -> [UInt8] {
-            try base.seal(bytes, binding: binding)
-        }
-        func open(_ bytes: [UInt8], binding: [UInt8]) throws(SealingError) -> [UInt8] {
-            try base.open(bytes, binding: binding)
-        }
-    }
-
-    private static func tokens(_ bytes: [UInt8]) -> Set<UInt64> {
+    private static func words(_ bytes: [UInt8]) -> Set<UInt64> {
         var held = Set<UInt64>(minimumCapacity: bytes.count / 8)
         bytes.withUnsafeBytes { raw in
             for offset in stride(from: 0, to: raw.count, by: 8) {
@@ -438,6 +596,8 @@ enum ChatIndexSchema {
     private static func gramsBinding(bucket: Int, batch: Int64) -> [UInt8] {
         Array("grams\u{0}\(bucket)\u{0}\(batch)".utf8)
     }
+
+    private static func wordsBinding(first: Int64) -> [UInt8] { Array("words\u{0}\(first)".utf8) }
 
     private static func deltaBinding(seq: Int64, chat: UInt32) -> [UInt8] {
         Array("delta\u{0}\(seq)\u{0}\(chat)".utf8)

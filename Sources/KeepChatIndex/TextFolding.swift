@@ -14,6 +14,11 @@ import Foundation
 /// over text chosen to catch that.
 struct TextFolding {
     private var remembered: [UInt32: Folded] = [:]
+    /// For each scalar below 0x800 (Latin, Greek, Cyrillic and the like): the ASCII scalar it
+    /// folds to when it folds to exactly one, ``notOneASCII`` when it folds to anything else,
+    /// 0 until it is first asked for. Made on first use.
+    private var latin: [UInt8] = []
+    private static let notOneASCII: UInt8 = 0x80
 
     /// What one non-ASCII scalar folds to: none, one or a few scalars.
     private enum Folded {
@@ -60,6 +65,22 @@ struct TextFolding {
     /// Appends what the scalar `value` folds to (none, one or a few scalars) to `out`.
     mutating func fold(scalar value: UInt32, into out: inout [UInt32]) {
         append(value, to: &out)
+    }
+
+    /// The one ASCII scalar `value` folds to, or `nil` when it folds to none, to several,
+    /// or to one that is not ASCII: what ``fold(scalar:into:)`` appends, looked up in a
+    /// table for the scalars most often seen beside ASCII (`é` is `e`).
+    mutating func asciiFold(of value: UInt32) -> UInt8? {
+        guard value < 0x800 else { return nil }
+        if latin.isEmpty { latin = [UInt8](repeating: 0, count: 0x800) }
+        var known = latin[Int(value)]
+        if known == 0 {
+            var out: [UInt32] = []
+            append(value, to: &out)
+            known = out.count == 1 && out[0] > 0 && out[0] < 0x80 ? UInt8(out[0]) : Self.notOneASCII
+            latin[Int(value)] = known
+        }
+        return known == Self.notOneASCII ? nil : known
     }
 
     private mutating func append(_ value: UInt32, to out: inout [UInt32]) {

@@ -16,7 +16,7 @@ import KeepSealed
 /// write of the store, under the store's lock (no turn lands between its read and its
 /// write). Only after the last does the marker say ``ChatSealingMarker/Phase/sealed`` (or
 /// ``ChatSealingMarker/Phase/plain``). Run again, it goes on: a value already as wanted is
-/// left alone. The chat index is removed at the end, so no title or trigram of the old
+/// left alone. The chat index is removed at the end, so no title or word of the old
 /// sealing is left in it, and the next listing rebuilds it under the new one.
 ///
 /// The chats' data key stays in the keyring after `unseal` (a backup sealed under it may

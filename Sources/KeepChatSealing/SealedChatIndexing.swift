@@ -3,9 +3,9 @@ import KeepPorts
 import KeepSealed
 
 /// The chat index of sealed chats, on the chats' own data key
-/// (``/KeepSealed/IndexSealer``): a trigram's token is a keyed hash of its key, every
-/// title and bucket is AES-256-GCM bound to where it is stored, and the key check tells an
-/// index made under another key (or plain) from this one, so it is rebuilt, never misread.
+/// (``/KeepSealed/IndexSealer``): every title, piece of the vocabulary and bucket of
+/// postings is AES-256-GCM bound to where it is stored, and the key check tells an index
+/// made under another key (or plain) from this one, so it is rebuilt, never misread.
 struct SealedChatIndexing: ChatIndexSealing {
     private let sealer: IndexSealer
 
@@ -17,7 +17,6 @@ struct SealedChatIndexing: ChatIndexSealing {
     var keyCheck: [UInt8] { sealer.keyCheck }
     var isSealed: Bool { true }
 
-    func token(for key: UInt64) throws(SealingError) -> UInt64 { try sealer.token(for: key) }
     func seal(_ bytes: [UInt8], binding: [UInt8]) throws(SealingError) -> [UInt8] {
         try sealer.seal(bytes, binding: binding)
     }

@@ -32,7 +32,7 @@ struct HistoryScenario: Scenario {
     static let keepSearch = "keep chats search (a whole process)"
     static let fullSearch = "every chat read and searched (ChatRepository.search)"
     static let coldList = "index deleted, then a listing (in process)"
-    static let coldSearch = "index deleted, then a search: summaries and trigrams in one pass"
+    static let coldSearch = "index deleted, then a search: summaries and words in one pass"
     static let coldKeepList = "index deleted, then keep chats --json (a whole process)"
     static let coldKeepSearch = "index deleted, then keep chats search (a whole process)"
     static let firstSearch = "the first search after a cold listing (the search alone)"

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Text that reads, to a trigram index, like what people ask and are answered: words drawn
+/// Text that reads, to the chat index, like what people ask and are answered: words drawn
 /// from a Zipf-distributed vocabulary (a few hundred common English words first, then made-up
 /// words of real syllables, some accented), in sentences and paragraphs, with Markdown
 /// (headings, lists, bold, inline code) and fenced code blocks in the answers.

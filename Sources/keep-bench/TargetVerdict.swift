@@ -65,7 +65,7 @@ struct TargetVerdict: Sendable, Codable {
                 "a cold listing (the index deleted) of 40,000 realistic chats within 1.5× of reading every chat once",
                 in: report, comparison: cold, row: HistoryScenario.coldList, atMost: 1.5),
             check(
-                "a cold rebuild of 40,000 realistic chats (summaries and trigrams) within 1.5× of reading every chat once",
+                "a cold rebuild of 40,000 realistic chats (summaries and words) within 1.5× of reading every chat once",
                 in: report, comparison: cold, row: HistoryScenario.coldSearch, atMost: 1.5),
             check(
                 "the first search after a cold listing of 40,000 realistic chats within 2× of a warm search",

@@ -344,10 +344,13 @@ struct ChatIndexTests {
         #expect(try await shelf.index.search(query) == expected)
         let readBefore = shelf.counting.chatsRead.count
         #expect(try await shelf.index.search(query) == expected)
-        // Text of three characters or more has trigrams, and only the chats holding every
-        // one of them are read; shorter text has none, and every chat is read.
+        // Text with words is looked up by its words, and only the chats whose words admit
+        // every one of them are read (here, exactly those that hold it); text with no word
+        // (punctuation only) asks nothing of the words, and every chat is read.
         let read = Set(shelf.counting.chatsRead.dropFirst(readBefore))
-        let holders = query.count >= 3 ? Set(expected.map(\.chatId)) : Set((1...4).map(Shelf.id))
+        var folding = TextFolding()
+        let hasWords = !WordQuery(folded: folding.folded(query)).runs.isEmpty
+        let holders = hasWords ? Set(expected.map(\.chatId)) : Set((1...4).map(Shelf.id))
         #expect(read == holders, "an index in step with the chats reads the chats that hold the text, and no other")
     }
 

@@ -9,8 +9,8 @@ import Testing
 
 @Suite("A search's check of a candidate's stored text, before it is decoded")
 struct StoredTextCheckTests {
-    /// The trigram tests' tricky characters, and the ones JSON escapes.
-    static let alphabet = TrigramSearchTests.alphabet + ["\"", "\\", "/", "\t", "\u{1}", "Ä", "ö"]
+    /// The word tests' tricky characters, and the ones JSON escapes.
+    static let alphabet = WordSearchTests.alphabet + ["\"", "\\", "/", "\t", "\u{1}", "Ä", "ö"]
 
     @Test("the check never turns down a chat whose message the repository's comparison finds the text in")
     func neverSaysLess() async throws {
@@ -18,7 +18,7 @@ struct StoredTextCheckTests {
         var random = plan.generator()
         var checked = 0
         for _ in 0..<plan.iterations {
-            guard let (text, query) = TrigramSearchTests.textAndQuery(Self.alphabet, using: &random) else { continue }
+            guard let (text, query) = WordSearchTests.textAndQuery(Self.alphabet, using: &random) else { continue }
             // Padded by a random run of plain letters, so a match falls anywhere in the 8-byte
             // words the check skips by.
             let padding = String(repeating: "k", count: Int.random(in: 0...40, using: &random))

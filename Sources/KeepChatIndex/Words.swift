@@ -1,0 +1,438 @@
+import Foundation
+
+/// A set of distinct words, each numbered by the order it first came in: the words of one
+/// chat's text as the chat index gathers them, and the index's vocabulary in memory.
+///
+/// A *word* is a maximal run of folded scalars (``TextFolding``) that are letters or digits
+/// (``isWordScalar(_:)``, the one predicate the indexer and the query both use); it is kept
+/// as the UTF-8 of those scalars. The set is an open-addressed table over one buffer of
+/// bytes, so it is cheap to fill from a chat's messages, to walk, and to empty for the next
+/// chat, and a vocabulary of hundreds of thousands of words costs a few bytes each beyond
+/// their text.
+struct Words {
+    /// Every word's bytes, one after the other.
+    private(set) var bytes: [UInt8] = []
+    /// Where each word ends in `bytes` (word `n` runs from `ends[n - 1]`, or 0, to `ends[n]`).
+    private(set) var ends: [UInt32] = []
+    /// Each word's hash (``hash(_:)``).
+    private(set) var hashes: [UInt64] = []
+    /// Each word's bytes packed into one number (``key(_:)``), or 0 for a word of more than
+    /// eight bytes: most words are short, and two short words are the same word exactly when
+    /// their keys are equal.
+    private var keys: [UInt64] = []
+    /// Slots of the table: a word's number plus one (0 is empty).
+    private var slots: [UInt32]
+    private var mask: Int
+    /// The word being gathered by ``add(_:)``.
+    private var pending: [UInt8] = []
+
+    init(capacity: Int = 1024) {
+        var size = 16
+        while size < capacity * 2 { size <<= 1 }
+        slots = [UInt32](repeating: 0, count: size)
+        mask = size - 1
+    }
+
+    /// How many distinct words the set holds.
+    var count: Int { ends.count }
+
+    /// Whether the set holds no word.
+    var isEmpty: Bool { ends.isEmpty }
+
+    /// Whether the folded scalar `value` belongs to a word: a letter (general category L) or
+    /// a decimal digit (Nd). Everything else (spaces, punctuation, symbols, marks that survive
+    /// the fold) ends a word.
+    static func isWordScalar(_ value: UInt32) -> Bool {
+        if value < 0x80 {
+            // Folded ASCII is lower case: a–z, 0–9.
+            return value &- 0x61 < 26 || value &- 0x30 < 10 || value &- 0x41 < 26
+        }
+        guard let scalar = Unicode.Scalar(value) else { return false }
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Adds every word of `text` (one message: a word never spans two messages), folded by
+    /// `folding`: the words ``add(_:)`` adds for `folding.folded(text)`, gathered from the
+    /// text's UTF-8 directly, a plain ASCII byte at a time without a fold, so that indexing a
+    /// chat's words costs little more than reading it.
+    mutating func add(_ text: String, folding: inout TextFolding) {
+        var text = text
+        let count = text.utf8.count
+        guard count > 0 else { return }
+        let gathered = text.withUTF8 { utf8 in
+            // Room for the longest word a fold can make of the text: a scalar of two bytes or
+            // more folds to a few scalars of at most four bytes each.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count * 5 + 64) { scratch in
+                add(utf8, scratch: scratch, folding: &folding)
+            }
+        }
+        // Bytes that are not UTF-8 (which a String never holds), or a fold past the room:
+        // the words of the folded text, as the reference gathers them (the words already
+        // added are whole ones, and stay).
+        if !gathered { add(folding.folded(text)) }
+    }
+
+    private mutating func add(
+        _ utf8: UnsafeBufferPointer<UInt8>, scratch: UnsafeMutableBufferPointer<UInt8>, folding: inout TextFolding
+    ) -> Bool {
+        var length = 0
+        // The first eight bytes of the word so far, packed as ``key(_:)`` packs them, while
+        // the word is plain ASCII.
+        var key: UInt64 = 0
+        var plain = true
+        var index = 0
+        var expansion: [UInt32] = []
+        let count = utf8.count
+        while index < count {
+            var byte = utf8[index]
+            var size = 1
+            var scalar: UInt32 = 0
+            if byte >= 0x80 {
+                guard let (value, length) = TextFolding.decode(utf8, at: index) else { return false }
+                scalar = value
+                size = length
+                // Most scalars beside ASCII fold to one ASCII letter, and take its path.
+                if let ascii = folding.asciiFold(of: value) { byte = ascii }
+            }
+            if byte < 0x80 {
+                index &+= size
+                let lower = byte | 0x20
+                let isLetter = lower &- 0x61 < 26
+                if isLetter || byte &- 0x30 < 10 {
+                    guard length < scratch.count else { return false }
+                    let folded = isLetter ? lower : byte
+                    scratch[length] = folded
+                    if length < 8 { key |= UInt64(folded) &<< (UInt64(length) &<< 3) }
+                    length &+= 1
+                } else if length > 0 {
+                    if plain && length <= 8 {
+                        insert(UnsafeBufferPointer(rebasing: scratch[..<length]), hash: Self.mix(key), key: key)
+                    } else {
+                        insert(UnsafeBufferPointer(rebasing: scratch[..<length]))
+                    }
+                    length = 0
+                    key = 0
+                    plain = true
+                }
+                continue
+            }
+            index += size
+            expansion.removeAll(keepingCapacity: true)
+            folding.fold(scalar: scalar, into: &expansion)
+            for value in expansion {
+                if Self.isWordScalar(value) {
+                    guard length + 4 <= scratch.count else { return false }
+                    length = Self.writeUTF8(value, into: scratch, at: length)
+                    // Packed once the word is whole.
+                    plain = false
+                } else if length > 0 {
+                    insert(UnsafeBufferPointer(rebasing: scratch[..<length]))
+                    length = 0
+                    key = 0
+                    plain = true
+                }
+            }
+        }
+        if length > 0 { insert(UnsafeBufferPointer(rebasing: scratch[..<length])) }
+        return true
+    }
+
+    /// Adds every word of `scalars` (one message's folded text: a word never spans two
+    /// messages): the reference ``add(_:folding:)`` answers to.
+    mutating func add(_ scalars: [UInt32]) {
+        pending.removeAll(keepingCapacity: true)
+        for value in scalars {
+            if value < 0x80 {
+                if value &- 0x61 < 26 || value &- 0x30 < 10 || value &- 0x41 < 26 {
+                    pending.append(UInt8(value))
+                    continue
+                }
+            } else if Self.isWordScalar(value) {
+                Self.appendUTF8(value, to: &pending)
+                continue
+            }
+            if !pending.isEmpty { insertPending() }
+        }
+        if !pending.isEmpty { insertPending() }
+    }
+
+    private mutating func insertPending() {
+        do {
+            let word = pending[...]
+            insert(word, hash: Self.hash(word))
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// The number of `word` (its UTF-8), adding it when it is new; `hash` is ``hash(_:)`` of it.
+    @discardableResult
+    mutating func insert(_ word: ArraySlice<UInt8>, hash: UInt64) -> (number: Int, inserted: Bool) {
+        word.withUnsafeBufferPointer { word in insert(word, hash: hash) }
+    }
+
+    /// The number of `word` (its UTF-8), adding it when it is new; `hash` is ``hash(_:)`` of it.
+    @discardableResult
+    mutating func insert(_ word: UnsafeBufferPointer<UInt8>, hash: UInt64) -> (number: Int, inserted: Bool) {
+        insert(word, hash: hash, key: Self.key(word))
+    }
+
+    /// ``insert(_:hash:)`` with the word's ``key(_:)`` already made.
+    private mutating func insert(
+        _ word: UnsafeBufferPointer<UInt8>, hash: UInt64, key: UInt64
+    ) -> (number: Int, inserted: Bool) {
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let held = slots[slot]
+            if held == 0 { break }
+            let number = Int(held) - 1
+            if key != 0 {
+                if keys[number] == key { return (number, false) }
+            } else if hashes[number] == hash, holds(number, word) {
+                return (number, false)
+            }
+            slot = (slot + 1) & mask
+        }
+        let number = ends.count
+        slots[slot] = UInt32(number + 1)
+        bytes.append(contentsOf: word)
+        ends.append(UInt32(bytes.count))
+        hashes.append(hash)
+        keys.append(key)
+        if ends.count * 2 > slots.count { grow() }
+        return (number, true)
+    }
+
+    private mutating func insert(_ word: UnsafeBufferPointer<UInt8>) {
+        let key = Self.key(word)
+        insert(word, hash: key != 0 ? Self.mix(key) : Self.hash(word), key: key)
+    }
+
+    /// The number of `word`, or `nil` when the set does not hold it.
+    func number(of word: ArraySlice<UInt8>, hash: UInt64) -> Int? {
+        word.withUnsafeBufferPointer { word in number(of: word, hash: hash) }
+    }
+
+    /// The number of `word`, or `nil` when the set does not hold it.
+    func number(of word: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int? {
+        let key = Self.key(word)
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let held = slots[slot]
+            if held == 0 { return nil }
+            let number = Int(held) - 1
+            if key != 0 {
+                if keys[number] == key { return number }
+            } else if hashes[number] == hash, holds(number, word) {
+                return number
+            }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// The bytes of a word of at most eight bytes packed into one number, the first in the
+    /// lowest byte; 0 for a longer word. Word bytes are never 0, so no two short words
+    /// share a key, and no short word's key is 0.
+    static func key(_ word: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        guard word.count <= 8 else { return 0 }
+        var key: UInt64 = 0
+        for (index, byte) in word.enumerated() { key |= UInt64(byte) &<< (UInt64(index) &<< 3) }
+        return key
+    }
+
+    /// Whether word `number` is `word`, a word longer than eight bytes.
+    private func holds(_ number: Int, _ word: UnsafeBufferPointer<UInt8>) -> Bool {
+        let start = number == 0 ? 0 : Int(ends[number - 1])
+        guard Int(ends[number]) - start == word.count else { return false }
+        return bytes.withUnsafeBufferPointer { stored in
+            guard let base = stored.baseAddress, let other = word.baseAddress else { return word.isEmpty }
+            let held = UnsafeRawPointer(base + start)
+            let wanted = UnsafeRawPointer(other)
+            // Words are short: eight bytes at a time, inline, rather than a call to memcmp.
+            var index = 0
+            while index + 8 <= word.count {
+                guard
+                    held.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                        == wanted.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                else { return false }
+                index += 8
+            }
+            while index < word.count {
+                guard base[start + index] == other[index] else { return false }
+                index += 1
+            }
+            return true
+        }
+    }
+
+    /// The words of this set that `vocabulary` holds, by its numbers, and the others, in
+    /// order: what a chat read against a snapshot of the vocabulary hands the batch.
+    func numbered(by vocabulary: Words) -> (known: [UInt32], unknown: List) {
+        var known: [UInt32] = []
+        known.reserveCapacity(count)
+        var unknownBytes: [UInt8] = []
+        var unknownEnds: [UInt32] = []
+        var unknownHashes: [UInt64] = []
+        bytes.withUnsafeBufferPointer { bytes in
+            var start = 0
+            for (end, hash) in zip(ends, hashes) {
+                let word = UnsafeBufferPointer(rebasing: bytes[start..<Int(end)])
+                start = Int(end)
+                if let number = vocabulary.number(of: word, hash: hash) {
+                    known.append(UInt32(number))
+                } else {
+                    unknownBytes.append(contentsOf: word)
+                    unknownEnds.append(UInt32(unknownBytes.count))
+                    unknownHashes.append(hash)
+                }
+            }
+        }
+        return (known, List(bytes: unknownBytes, ends: unknownEnds, hashes: unknownHashes))
+    }
+
+    /// The bytes of word `number`.
+    func word(_ number: Int) -> ArraySlice<UInt8> {
+        bytes[(number == 0 ? 0 : Int(ends[number - 1]))..<Int(ends[number])]
+    }
+
+    /// Empties the set, keeping its room.
+    mutating func removeAll() {
+        if ends.count * 8 < slots.count {
+            // Few words: clearing their slots is cheaper than clearing the table.
+            for hash in hashes {
+                var slot = Int(truncatingIfNeeded: hash) & mask
+                while slots[slot] != 0 {
+                    slots[slot] = 0
+                    slot = (slot + 1) & mask
+                }
+            }
+        } else {
+            for index in slots.indices { slots[index] = 0 }
+        }
+        bytes.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+        hashes.removeAll(keepingCapacity: true)
+        keys.removeAll(keepingCapacity: true)
+    }
+
+    /// The words, in order, without the table: what a chat read on one core hands the
+    /// batch being filled on another, at the cost of its words' bytes only.
+    var list: List { List(bytes: bytes, ends: ends, hashes: hashes) }
+
+    private mutating func grow() {
+        slots = [UInt32](repeating: 0, count: slots.count * 2)
+        mask = slots.count - 1
+        for (number, hash) in hashes.enumerated() {
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = UInt32(number + 1)
+        }
+    }
+
+    /// A 64-bit hash of a word's bytes: the same word, the same hash (in this process; a hash
+    /// is never stored).
+    static func hash(_ word: ArraySlice<UInt8>) -> UInt64 {
+        word.withUnsafeBufferPointer(hash)
+    }
+
+    /// A 64-bit hash of a word's bytes: its ``key(_:)`` mixed, for a short word; else its
+    /// bytes eight at a time, each eight mixed into the length.
+    static func hash(_ word: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        if word.count <= 8 { return mix(key(word)) }
+        var value = UInt64(word.count) &* 0x9E37_79B9_7F4A_7C15
+        guard let base = word.baseAddress else { return mix(value) }
+        let raw = UnsafeRawPointer(base)
+        var index = 0
+        while index + 8 <= word.count {
+            value = mix(value ^ raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            index += 8
+        }
+        if index < word.count {
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while index < word.count {
+                tail |= UInt64(base[index]) << shift
+                shift += 8
+                index += 1
+            }
+            value = mix(value ^ tail)
+        }
+        return value
+    }
+
+    /// A 64-bit finaliser (from SplitMix64): neighbouring values land far apart.
+    static func mix(_ key: UInt64) -> UInt64 {
+        var value = key &+ 0x9E37_79B9_7F4A_7C15
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+
+    /// Writes the UTF-8 of the scalar `value` into `out` at `index`, and answers where it
+    /// ends; `out` has room for four bytes there.
+    private static func writeUTF8(_ value: UInt32, into out: UnsafeMutableBufferPointer<UInt8>, at index: Int) -> Int {
+        switch value {
+        case 0..<0x80:
+            out[index] = UInt8(value)
+            return index + 1
+        case 0x80..<0x800:
+            out[index] = UInt8(0xC0 | value >> 6)
+            out[index + 1] = UInt8(0x80 | value & 0x3F)
+            return index + 2
+        case 0x800..<0x10000:
+            out[index] = UInt8(0xE0 | value >> 12)
+            out[index + 1] = UInt8(0x80 | value >> 6 & 0x3F)
+            out[index + 2] = UInt8(0x80 | value & 0x3F)
+            return index + 3
+        default:
+            out[index] = UInt8(0xF0 | value >> 18 & 0x07)
+            out[index + 1] = UInt8(0x80 | value >> 12 & 0x3F)
+            out[index + 2] = UInt8(0x80 | value >> 6 & 0x3F)
+            out[index + 3] = UInt8(0x80 | value & 0x3F)
+            return index + 4
+        }
+    }
+
+    /// Appends the UTF-8 of the scalar `value` to `out`.
+    static func appendUTF8(_ value: UInt32, to out: inout [UInt8]) {
+        switch value {
+        case 0..<0x80:
+            out.append(UInt8(value))
+        case 0x80..<0x800:
+            out.append(UInt8(0xC0 | value >> 6))
+            out.append(UInt8(0x80 | value & 0x3F))
+        case 0x800..<0x10000:
+            out.append(UInt8(0xE0 | value >> 12))
+            out.append(UInt8(0x80 | value >> 6 & 0x3F))
+            out.append(UInt8(0x80 | value & 0x3F))
+        default:
+            out.append(UInt8(0xF0 | value >> 18 & 0x07))
+            out.append(UInt8(0x80 | value >> 12 & 0x3F))
+            out.append(UInt8(0x80 | value >> 6 & 0x3F))
+            out.append(UInt8(0x80 | value & 0x3F))
+        }
+    }
+}
+
+// MARK: - A list of words
+
+extension Words {
+    /// Words in order, each with its hash, that can be walked but not looked up.
+    struct List: Sendable {
+        let bytes: [UInt8]
+        let ends: [UInt32]
+        let hashes: [UInt64]
+
+        /// How many words the list holds.
+        var count: Int { ends.count }
+
+        /// The bytes of the word at `place`.
+        func word(_ place: Int) -> ArraySlice<UInt8> {
+            bytes[(place == 0 ? 0 : Int(ends[place - 1]))..<Int(ends[place])]
+        }
+    }
+}
