@@ -319,10 +319,6 @@ struct Words {
         keys.removeAll(keepingCapacity: true)
     }
 
-    /// The words, in order, without the table: what a chat read on one core hands the
-    /// batch being filled on another, at the cost of its words' bytes only.
-    var list: List { List(bytes: bytes, ends: ends, hashes: hashes) }
-
     private mutating func grow() {
         slots = [UInt32](repeating: 0, count: slots.count * 2)
         mask = slots.count - 1

@@ -527,6 +527,47 @@ struct WordSearchTests {
         #expect(ours.count == 2 && ours.allSatisfy { $0 >= 5 })
     }
 
+    @Test("words another process numbers between a pass's batches leave every later batch's words found")
+    func anotherWriterNumbersWordsBetweenBatches() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try FileStore(root: directory.path)
+        let repository = ChatRepository(storage: store)
+        let count = 140
+        for number in 1...count {
+            try await repository.save(Self.chat(number, ["question \(number) word\(number)w", "shared answer"]))
+        }
+        try await repository.save(Self.chat(1000, ["seed", "text"]))
+        try Self.age(directory)
+        let other = ChatIndex(root: directory.path, storage: store)
+        _ = try await other.listing()
+        // Batches of 16 chats, written as the pass goes; the other process numbers words (some
+        // the pass has met, some it has yet to meet, one it never meets) as the second chunk
+        // is read, whichever batch is being written then.
+        let late = Self.chat(2000, ["word135w and word2w", "brandnewword shared"])
+        let interrupting = InterruptingStorage(store, atRead: 129) {
+            try? await repository.save(late)
+            await other.recorded(late, before: nil)
+        }
+        var limits = ChatIndex.Limits()
+        limits.batchChats = 16
+        limits.inlineText = 0
+        let index = ChatIndex(root: directory.path, storage: interrupting, limits: limits)
+        #expect(try await index.search("word7w") == (try await repository.search("word7w")))
+        #expect(interrupting.fired)
+        for number in stride(from: 1, through: count, by: 3) + [2, 135, 140] {
+            let query = "word\(number)w"
+            #expect(try await index.search(query) == (try await repository.search(query)), "\(query)")
+        }
+        for query in ["brandnewword", "shared", "question 77", "seed"] {
+            #expect(try await index.search(query) == (try await repository.search(query)), "\(query)")
+        }
+        let database = try SQLiteDatabase(path: index.path)
+        let vocabulary = try await database.read { transaction throws(SQLiteError) in
+            try ChatIndexSchema.vocabulary(sealing: PlainChatIndexing(), in: transaction)
+        }
+        #expect(Set((0..<vocabulary.count).map { Array(vocabulary.word($0)) }).count == vocabulary.count)
+    }
+
     @Test("an index of the older (trigram) schema is rebuilt once, then serves words")
     func olderSchemaIsRebuilt() async throws {
         let directory = try TemporaryDirectory()
