@@ -69,17 +69,13 @@ package final class Daemon: @unchecked Sendable {
     /// Stops the daemon and waits for it to exit; stopping twice is fine.
     ///
     /// SIGKILL, not SIGTERM: a child inherits the signal mask of the thread that spawned
-    /// it, and the threads tests run on block SIGTERM, so a daemon would never see it.
-    ///
-    /// The wait is `waitid` on the daemon itself, leaving it to be reaped (`WNOWAIT`), not
-    /// `Process.waitUntilExit()`: that waits for Foundation to hear `SIGCHLD`, and a full
-    /// run once hung here for good, a cooperative thread blocked with it.
+    /// it, and the threads tests run on block SIGTERM, so a daemon would never see it. The
+    /// wait is `Process.waitForExit()`: a full run once hung here for good in
+    /// `waitUntilExit()`, a cooperative thread blocked with it.
     package func stop() {
         guard process.isRunning else { return }
-        let pid = process.processIdentifier
-        kill(pid, SIGKILL)
-        var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0, errno == EINTR {}
+        kill(process.processIdentifier, SIGKILL)
+        _ = process.waitForExit()
     }
 }
 

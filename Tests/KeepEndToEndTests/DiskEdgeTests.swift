@@ -28,8 +28,7 @@ struct DiskEdgeTests {
         probe.standardOutput = FileHandle.nullDevice
         probe.standardError = FileHandle.nullDevice
         do { try probe.run() } catch { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
+        return probe.waitForExit() == 0
     }()
 
     /// `keep …` run inside a mount namespace of its own, with a small tmpfs at `dataHome`

@@ -1,4 +1,5 @@
 import Foundation
+import KeepTestSupport
 import Testing
 
 /// A server added with `--ca FILE`, asked over TLS verified against that file's certificates
@@ -208,8 +209,7 @@ struct PrivateAuthorityTests {
         probe.arguments = ["-m", "true"]
         probe.standardError = FileHandle.nullDevice
         guard (try? probe.run()) != nil else { return "unshare cannot be started" }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0 ? nil : "unshare -m is not permitted here (root or CAP_SYS_ADMIN)"
+        return probe.waitForExit() == 0 ? nil : "unshare -m is not permitted here (root or CAP_SYS_ADMIN)"
     }()
 
     @Test(

@@ -1,4 +1,5 @@
 import Foundation
+import KeepTestSupport
 
 /// Another process holding a database's write lock: the `sqlite3` shell inside
 /// `BEGIN IMMEDIATE`, until ``release()``.
@@ -51,7 +52,7 @@ final class WriteLockHolder: Sendable {
     func release() {
         try? input.write(contentsOf: Data("COMMIT;\n.quit\n".utf8))
         try? input.close()
-        process.waitUntilExit()
+        _ = process.waitForExit()
     }
 
     struct HolderFailure: Error, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import KeepTestSupport
 import Testing
 
 /// A network namespace of the test's own, with the TEST-NET address 192.0.2.1 on its
@@ -25,9 +26,8 @@ final class NetworkNamespace: Sendable {
         } catch {
             return "unshare cannot be started: \(error)"
         }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
-            ? nil : "unshare -n is not permitted here (exit \(probe.terminationStatus)); needs root or CAP_SYS_ADMIN"
+        let status = probe.waitForExit()
+        return status == 0 ? nil : "unshare -n is not permitted here (exit \(status)); needs root or CAP_SYS_ADMIN"
     }()
 
     private let holder: Process
@@ -100,7 +100,7 @@ final class NetworkNamespace: Sendable {
 
     deinit {
         holder.terminate()
-        holder.waitUntilExit()
+        _ = holder.waitForExit()
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import KeepTestSupport
 
 /// An https server for the tests: `openssl s_server -WWW`, serving the files of a directory
 /// over TLS with a certificate made for the test, signed by a certificate authority of the
@@ -67,7 +68,7 @@ final class TLSServer: Sendable {
             let port = line.split(separator: ":").last.flatMap({ UInt16($0) })
         else {
             kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
+            _ = server.waitForExit()
             throw SandboxFailure("openssl s_server did not start: \(said)")
         }
         self.port = port
@@ -91,6 +92,6 @@ final class TLSServer: Sendable {
     deinit {
         // s_server does not end on SIGTERM: SIGKILL, then reaped.
         kill(server.processIdentifier, SIGKILL)
-        server.waitUntilExit()
+        _ = server.waitForExit()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KeepConformance
+import KeepTestSupport
 
 /// A certificate authority of a test's own, and the server certificates it signs: made with
 /// the `openssl` command in the test's temporary directory, valid for a day (or, asked for,
@@ -67,7 +68,6 @@ struct TestAuthority: Sendable {
         step.standardOutput = FileHandle.nullDevice
         step.standardError = FileHandle.nullDevice
         try step.run()
-        step.waitUntilExit()
-        guard step.terminationStatus == 0 else { throw SandboxFailure("openssl \(arguments[0]) failed") }
+        guard step.waitForExit() == 0 else { throw SandboxFailure("openssl \(arguments[0]) failed") }
     }
 }
