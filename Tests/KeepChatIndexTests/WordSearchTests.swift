@@ -477,29 +477,39 @@ struct WordSearchTests {
         #expect(Set(counting.chatsRead.dropFirst(readBefore)) == [Self.id(1)])
     }
 
-    @Test(
-        "words another process numbered while a pass filled its batch keep their numbers, and the pass's take the next")
-    func anotherWriterNumbersWordsMidPass() async throws {
-        let directory = try TemporaryDirectory()
+    /// Chats in `anotherWriterNumbersWords…`: more than one chunk of reads (128), so the
+    /// second chunk is read after the first is batched.
+    private static let lateWriterChats = 140
+
+    /// ``lateWriterChats`` chats and one more, listed by another index (so every chat is
+    /// indexed but none of its words), and a store that, at the second chunk's first read,
+    /// saves `late` and has that other index number its words, as another process would.
+    private static func historyWithLateWriter(
+        in directory: TemporaryDirectory, late: Chat
+    ) async throws -> (repository: ChatRepository, interrupting: InterruptingStorage) {
         let store = try FileStore(root: directory.path)
         let repository = ChatRepository(storage: store)
-        // More chats than one chunk of reads, so the second chunk is read after the first is batched.
-        let count = 140
-        for number in 1...count {
-            try await repository.save(Self.chat(number, ["question \(number) word\(number)w", "shared answer"]))
+        for number in 1...lateWriterChats {
+            try await repository.save(chat(number, ["question \(number) word\(number)w", "shared answer"]))
         }
-        try await repository.save(Self.chat(1000, ["seed", "text"]))
-        try Self.age(directory)
+        try await repository.save(chat(1000, ["seed", "text"]))
+        try age(directory)
         let other = ChatIndex(root: directory.path, storage: store)
         _ = try await other.listing()
-        // The first listing indexed every chat but no word yet (too many); another chat's words
-        // are numbered by the other process while the pass is reading its second chunk.
-        let late = Self.chat(2000, ["word3w and word139w", "brandnewword shared"])
-        // The first chunk is 128 chats: the 129th read is the second chunk's first.
         let interrupting = InterruptingStorage(store, atRead: 129) {
             try? await repository.save(late)
             await other.recorded(late, before: nil)
         }
+        return (repository, interrupting)
+    }
+
+    @Test(
+        "words another process numbered while a pass filled its batch keep their numbers, and the pass's take the next")
+    func anotherWriterNumbersWordsMidPass() async throws {
+        let directory = try TemporaryDirectory()
+        // The first chunk is 128 chats: the 129th read is the second chunk's first.
+        let (repository, interrupting) = try await Self.historyWithLateWriter(
+            in: directory, late: Self.chat(2000, ["word3w and word139w", "brandnewword shared"]))
         var limits = ChatIndex.Limits()
         limits.batchChats = 10_000
         limits.inlineText = 0
@@ -530,24 +540,12 @@ struct WordSearchTests {
     @Test("words another process numbers between a pass's batches leave every later batch's words found")
     func anotherWriterNumbersWordsBetweenBatches() async throws {
         let directory = try TemporaryDirectory()
-        let store = try FileStore(root: directory.path)
-        let repository = ChatRepository(storage: store)
-        let count = 140
-        for number in 1...count {
-            try await repository.save(Self.chat(number, ["question \(number) word\(number)w", "shared answer"]))
-        }
-        try await repository.save(Self.chat(1000, ["seed", "text"]))
-        try Self.age(directory)
-        let other = ChatIndex(root: directory.path, storage: store)
-        _ = try await other.listing()
         // Batches of 16 chats, written as the pass goes; the other process numbers words (some
         // the pass has met, some it has yet to meet, one it never meets) as the second chunk
         // is read, whichever batch is being written then.
-        let late = Self.chat(2000, ["word135w and word2w", "brandnewword shared"])
-        let interrupting = InterruptingStorage(store, atRead: 129) {
-            try? await repository.save(late)
-            await other.recorded(late, before: nil)
-        }
+        let (repository, interrupting) = try await Self.historyWithLateWriter(
+            in: directory, late: Self.chat(2000, ["word135w and word2w", "brandnewword shared"]))
+        let count = Self.lateWriterChats
         var limits = ChatIndex.Limits()
         limits.batchChats = 16
         limits.inlineText = 0
