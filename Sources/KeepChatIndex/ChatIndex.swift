@@ -354,9 +354,12 @@ package struct ChatIndex: Sendable {
     /// A chat to read again: its id, its file's stamp, and its entry in the index, if any.
     private typealias Stale = (id: String, stamp: ValueStamp, entry: ChatIndexSchema.Entry?)
 
-    /// How many stale chats are read side by side before their postings join the batch:
-    /// what bounds the words held between the two.
+    /// How many stale chats are read side by side before their postings join the batch.
     private static let readingChunk = 128
+    /// How many chunks are read ahead of the one joining the batch, so that the cores keep
+    /// reading while a batch is written: with ``readingChunk``, what bounds the words held
+    /// between the reading and the batch.
+    private static let chunksAhead = 3
 
     /// One pass: the index held against the stamps, the changed chats read again (a chunk at
     /// a time, one slice per core side by side) and their summaries indexed, with their
@@ -391,9 +394,10 @@ package struct ChatIndex: Sendable {
         var vocabulary: Vocabulary?
         if indexText, !stale.isEmpty { vocabulary = try await read(vocabularyOf: index.database) }
         var done = 0
-        // Each chunk is read while the one before it joins the batch (and the batch is
-        // written): the reading keeps every core busy, the batch one. It is read against the
-        // stored vocabulary as it then is, so most words come numbered already.
+        // Chunks are read ahead (``chunksAhead``) while the one before them joins the batch
+        // and the batch is written: the reading keeps every core busy, the batch one. Each is
+        // read against the stored vocabulary as it is when its reading starts, so most words
+        // come numbered already.
         typealias Pending = (chunk: ArraySlice<Stale>, snapshot: Words?, readings: Task<[Reading], Never>)
         func reading(from start: Int) -> Pending? {
             guard start < stale.endIndex else { return nil }
@@ -405,11 +409,20 @@ package struct ChatIndex: Sendable {
                 Task { await read(chunk, indexingText: indexText, against: snapshot, generation: generation) }
             )
         }
-        var next = reading(from: stale.startIndex)
-        defer { next?.readings.cancel() }
-        while let (chunk, snapshot, pending) = next {
+        var ahead: [Pending] = []
+        var nextStart = stale.startIndex
+        func readAhead() {
+            while ahead.count < Self.chunksAhead, let pending = reading(from: nextStart) {
+                ahead.append(pending)
+                nextStart = pending.chunk.endIndex
+            }
+        }
+        readAhead()
+        defer { for pending in ahead { pending.readings.cancel() } }
+        while !ahead.isEmpty {
+            let (chunk, snapshot, pending) = ahead.removeFirst()
             let readings = await pending.value
-            next = reading(from: chunk.endIndex)
+            readAhead()
             for ((id, stamp, entry), reading) in zip(chunk, readings) {
                 let summary: ChatSummary
                 let words: ReadWords?
@@ -532,8 +545,7 @@ package struct ChatIndex: Sendable {
     private func readSlice(
         _ part: ArraySlice<Stale>, indexingText: Bool, against snapshot: Words?, generation: Int
     ) async -> [Reading] {
-        var folding = TextFolding()
-        var words = Words(capacity: 4096)
+        var gathering = snapshot.map(ChatWords.init(numberedBy:))
         var readings: [Reading] = []
         readings.reserveCapacity(part.count)
         for (id, stamp, entry) in part {
@@ -567,13 +579,10 @@ package struct ChatIndex: Sendable {
                 readings.append(.read(summary, words: nil, hasText: true))
                 continue
             }
-            guard indexingText, let snapshot else {
+            guard indexingText, let (known, unknown) = gathering?.words(of: chat.messages) else {
                 readings.append(.read(summary, words: nil, hasText: false))
                 continue
             }
-            words.removeAll()
-            Self.add(chat.messages[...], to: &words, folding: &folding)
-            let (known, unknown) = words.numbered(by: snapshot)
             readings.append(
                 .read(summary, words: ReadWords(known: known, unknown: unknown, generation: generation), hasText: true))
         }

@@ -58,18 +58,10 @@ struct Words {
 
     /// Adds every word of `text` (one message: a word never spans two messages), folded by
     /// `folding`: the words ``add(_:)`` adds for `folding.folded(text)`, gathered from the
-    /// text's UTF-8 directly, a plain ASCII byte at a time without a fold, so that indexing a
-    /// chat's words costs little more than reading it.
+    /// text's UTF-8 directly (``forEachWord(of:folding:_:)``).
     mutating func add(_ text: String, folding: inout TextFolding) {
-        var text = text
-        let count = text.utf8.count
-        guard count > 0 else { return }
-        let gathered = text.withUTF8 { utf8 in
-            // Room for the longest word a fold can make of the text: a scalar of two bytes or
-            // more folds to a few scalars of at most four bytes each.
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count * 5 + 64) { scratch in
-                add(utf8, scratch: scratch, folding: &folding)
-            }
+        let gathered = Self.forEachWord(of: text, folding: &folding) { word, hash, key in
+            insert(word, hash: hash, key: key)
         }
         // Bytes that are not UTF-8 (which a String never holds), or a fold past the room:
         // the words of the folded text, as the reference gathers them (the words already
@@ -77,8 +69,49 @@ struct Words {
         if !gathered { add(folding.folded(text)) }
     }
 
-    private mutating func add(
-        _ utf8: UnsafeBufferPointer<UInt8>, scratch: UnsafeMutableBufferPointer<UInt8>, folding: inout TextFolding
+    /// Each byte's part in a word as ``forEachWord(of:folding:_:)`` reads plain ASCII: a
+    /// letter folded to lower case or a digit as itself, 0 for any other ASCII byte (it ends
+    /// a word), ``beyondASCII`` for a byte of a longer scalar.
+    private static let asciiWordBytes: [UInt8] = (0...255).map { (byte: Int) -> UInt8 in
+        switch byte {
+        case 0x30...0x39, 0x61...0x7A: return UInt8(byte)
+        case 0x41...0x5A: return UInt8(byte | 0x20)
+        case 0x80...: return beyondASCII
+        default: return 0
+        }
+    }
+    private static let beyondASCII: UInt8 = 0xFF
+
+    /// Calls `body` with every word of `text` (one message) in order, repeats and all, folded
+    /// by `folding`: each word's UTF-8, its ``hash(_:)`` and its ``key(_:)``. The words are
+    /// gathered from the text's UTF-8 directly, a plain ASCII byte at a time by one table
+    /// lookup and without a fold, so that finding a chat's words costs little more than
+    /// reading it. `false` when the text cannot be read so (bytes that are not UTF-8, which
+    /// a String never holds, or a fold past the room), after the whole words before it.
+    @inline(__always)
+    static func forEachWord(
+        of text: String, folding: inout TextFolding,
+        _ body: (_ word: UnsafeBufferPointer<UInt8>, _ hash: UInt64, _ key: UInt64) -> Void
+    ) -> Bool {
+        var text = text
+        let count = text.utf8.count
+        guard count > 0 else { return true }
+        return text.withUTF8 { utf8 in
+            // Room for the longest word a fold can make of the text: a scalar of two bytes or
+            // more folds to a few scalars of at most four bytes each.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count * 5 + 64) { scratch in
+                asciiWordBytes.withUnsafeBufferPointer { table in
+                    forEachWord(utf8, scratch: scratch, table: table, folding: &folding, body)
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func forEachWord(
+        _ utf8: UnsafeBufferPointer<UInt8>, scratch: UnsafeMutableBufferPointer<UInt8>,
+        table: UnsafeBufferPointer<UInt8>, folding: inout TextFolding,
+        _ body: (_ word: UnsafeBufferPointer<UInt8>, _ hash: UInt64, _ key: UInt64) -> Void
     ) -> Bool {
         var length = 0
         // The first eight bytes of the word so far, packed as ``key(_:)`` packs them, while
@@ -88,36 +121,39 @@ struct Words {
         var index = 0
         var expansion: [UInt32] = []
         let count = utf8.count
+        // The word in `scratch[..<length]` handed to `body`.
+        func finish() {
+            let word = UnsafeBufferPointer(rebasing: scratch[..<length])
+            if plain && length <= 8 {
+                body(word, mix(key), key)
+            } else {
+                let key = Self.key(word)
+                body(word, key != 0 ? mix(key) : hash(word), key)
+            }
+            length = 0
+            key = 0
+            plain = true
+        }
         while index < count {
-            var byte = utf8[index]
+            var folded = table[Int(utf8[index])]
             var size = 1
             var scalar: UInt32 = 0
-            if byte >= 0x80 {
+            if folded == beyondASCII {
                 guard let (value, length) = TextFolding.decode(utf8, at: index) else { return false }
                 scalar = value
                 size = length
                 // Most scalars beside ASCII fold to one ASCII letter, and take its path.
-                if let ascii = folding.asciiFold(of: value) { byte = ascii }
+                if let ascii = folding.asciiFold(of: value) { folded = table[Int(ascii)] }
             }
-            if byte < 0x80 {
+            if folded != beyondASCII {
                 index &+= size
-                let lower = byte | 0x20
-                let isLetter = lower &- 0x61 < 26
-                if isLetter || byte &- 0x30 < 10 {
+                if folded != 0 {
                     guard length < scratch.count else { return false }
-                    let folded = isLetter ? lower : byte
                     scratch[length] = folded
                     if length < 8 { key |= UInt64(folded) &<< (UInt64(length) &<< 3) }
                     length &+= 1
                 } else if length > 0 {
-                    if plain && length <= 8 {
-                        insert(UnsafeBufferPointer(rebasing: scratch[..<length]), hash: Self.mix(key), key: key)
-                    } else {
-                        insert(UnsafeBufferPointer(rebasing: scratch[..<length]))
-                    }
-                    length = 0
-                    key = 0
-                    plain = true
+                    finish()
                 }
                 continue
             }
@@ -125,20 +161,17 @@ struct Words {
             expansion.removeAll(keepingCapacity: true)
             folding.fold(scalar: scalar, into: &expansion)
             for value in expansion {
-                if Self.isWordScalar(value) {
+                if isWordScalar(value) {
                     guard length + 4 <= scratch.count else { return false }
-                    length = Self.writeUTF8(value, into: scratch, at: length)
+                    length = writeUTF8(value, into: scratch, at: length)
                     // Packed once the word is whole.
                     plain = false
                 } else if length > 0 {
-                    insert(UnsafeBufferPointer(rebasing: scratch[..<length]))
-                    length = 0
-                    key = 0
-                    plain = true
+                    finish()
                 }
             }
         }
-        if length > 0 { insert(UnsafeBufferPointer(rebasing: scratch[..<length])) }
+        if length > 0 { finish() }
         return true
     }
 
@@ -182,7 +215,8 @@ struct Words {
     }
 
     /// ``insert(_:hash:)`` with the word's ``key(_:)`` already made.
-    private mutating func insert(
+    @discardableResult
+    mutating func insert(
         _ word: UnsafeBufferPointer<UInt8>, hash: UInt64, key: UInt64
     ) -> (number: Int, inserted: Bool) {
         var slot = Int(truncatingIfNeeded: hash) & mask
@@ -207,11 +241,6 @@ struct Words {
         return (number, true)
     }
 
-    private mutating func insert(_ word: UnsafeBufferPointer<UInt8>) {
-        let key = Self.key(word)
-        insert(word, hash: key != 0 ? Self.mix(key) : Self.hash(word), key: key)
-    }
-
     /// The number of `word`, or `nil` when the set does not hold it.
     func number(of word: ArraySlice<UInt8>, hash: UInt64) -> Int? {
         word.withUnsafeBufferPointer { word in number(of: word, hash: hash) }
@@ -219,7 +248,12 @@ struct Words {
 
     /// The number of `word`, or `nil` when the set does not hold it.
     func number(of word: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int? {
-        let key = Self.key(word)
+        number(of: word, hash: hash, key: Self.key(word))
+    }
+
+    /// ``number(of:hash:)`` with the word's ``key(_:)`` already made.
+    @inline(__always)
+    func number(of word: UnsafeBufferPointer<UInt8>, hash: UInt64, key: UInt64) -> Int? {
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
             let held = slots[slot]
@@ -267,31 +301,6 @@ struct Words {
             }
             return true
         }
-    }
-
-    /// The words of this set that `vocabulary` holds, by its numbers, and the others, in
-    /// order: what a chat read against a snapshot of the vocabulary hands the batch.
-    func numbered(by vocabulary: Words) -> (known: [UInt32], unknown: List) {
-        var known: [UInt32] = []
-        known.reserveCapacity(count)
-        var unknownBytes: [UInt8] = []
-        var unknownEnds: [UInt32] = []
-        var unknownHashes: [UInt64] = []
-        bytes.withUnsafeBufferPointer { bytes in
-            var start = 0
-            for (end, hash) in zip(ends, hashes) {
-                let word = UnsafeBufferPointer(rebasing: bytes[start..<Int(end)])
-                start = Int(end)
-                if let number = vocabulary.number(of: word, hash: hash) {
-                    known.append(UInt32(number))
-                } else {
-                    unknownBytes.append(contentsOf: word)
-                    unknownEnds.append(UInt32(unknownBytes.count))
-                    unknownHashes.append(hash)
-                }
-            }
-        }
-        return (known, List(bytes: unknownBytes, ends: unknownEnds, hashes: unknownHashes))
     }
 
     /// The bytes of word `number`.

@@ -131,6 +131,48 @@ struct WordSearchTests {
     }
 
     @Test(
+        "a chat's words looked up in the vocabulary as they are read are its word set looked up word by word, chat after chat"
+    )
+    func chatWordsAgainstTheirSet() {
+        let plan = FuzzPlan(iterations: 400, seed: 0x6C2B)
+        var random = plan.generator()
+        var folding = TextFolding()
+        let pieces = Self.alphabet + ["abcdefgh", "ABCDEFGHI", "Ünïcödé", "日本語のテキスト", "12345678901", "word", "Word"]
+        func text() -> String {
+            (0..<Int.random(in: 0...30, using: &random)).map { _ in
+                pieces[Int.random(in: 0..<pieces.count, using: &random)]
+            }.joined()
+        }
+        // The vocabulary: the words of some texts like the chats', so chats hold known and new words.
+        var vocabulary = Words(capacity: 4)
+        for _ in 0..<40 { vocabulary.add(text(), folding: &folding) }
+        var gathering = ChatWords(numberedBy: vocabulary)
+        for _ in 0..<plan.iterations {
+            let messages = (0..<Int.random(in: 0...4, using: &random)).map { _ in
+                ChatMessage(role: .user, text: text(), time: Date(timeIntervalSince1970: 0))
+            }
+            var set = Words(capacity: 4)
+            for message in messages { set.add(message.text, folding: &folding) }
+            var known: [UInt32] = []
+            var unknown: [[UInt8]] = []
+            for number in 0..<set.count {
+                let word = set.word(number)
+                if let held = vocabulary.number(of: word, hash: set.hashes[number]) {
+                    known.append(UInt32(held))
+                } else {
+                    unknown.append(Array(word))
+                }
+            }
+            let gathered = gathering.words(of: messages)
+            #expect(gathered.known == known, "\(plan): \(messages.map(\.text))")
+            #expect((0..<gathered.unknown.count).map { Array(gathered.unknown.word($0)) } == unknown, "\(plan)")
+            for place in 0..<gathered.unknown.count {
+                #expect(gathered.unknown.hashes[place] == Words.hash(gathered.unknown.word(place)), "\(plan)")
+            }
+        }
+    }
+
+    @Test(
         "a word set holds each word once, in the order first seen, ends words at what is not a letter or digit, and empties for the next chat"
     )
     func wordSet() {
