@@ -92,8 +92,12 @@ enum Base64 {
             invalid |= bits
             guard invalid & Self.outside == 0 else { return nil }
             output.storeBytes(of: UInt8(truncatingIfNeeded: bits >> 16), toByteOffset: at, as: UInt8.self)
-            if padding < 2 { output.storeBytes(of: UInt8(truncatingIfNeeded: bits >> 8), toByteOffset: at + 1, as: UInt8.self) }
-            if padding < 1 { output.storeBytes(of: UInt8(truncatingIfNeeded: bits), toByteOffset: at + 2, as: UInt8.self) }
+            if padding < 2 {
+                output.storeBytes(of: UInt8(truncatingIfNeeded: bits >> 8), toByteOffset: at + 1, as: UInt8.self)
+            }
+            if padding < 1 {
+                output.storeBytes(of: UInt8(truncatingIfNeeded: bits), toByteOffset: at + 2, as: UInt8.self)
+            }
             return count
         }
     }

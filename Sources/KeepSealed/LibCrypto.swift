@@ -171,7 +171,10 @@ import KeepPorts
                 guard plaintext.count == tagStart - nonceCount else { throw shape("open", "plaintext buffer size") }
                 do throws(SealingError) {
                     // The nonce alone: the cipher and key are the context's already.
-                    guard EVP_DecryptInit_ex(context, nil, nil, nil, bytes(UnsafeRawBufferPointer(rebasing: sealed[..<nonceCount]))) == 1 else {
+                    guard
+                        EVP_DecryptInit_ex(
+                            context, nil, nil, nil, bytes(UnsafeRawBufferPointer(rebasing: sealed[..<nonceCount]))) == 1
+                    else {
                         throw failure("EVP_DecryptInit_ex", "cannot start AES-256-GCM with the nonce")
                     }
                     try update(context, "EVP_DecryptUpdate", EVP_DecryptUpdate, input: aad, output: nil)

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import KeepPorts
 
 #if canImport(Glibc)
@@ -17,9 +18,9 @@ import KeepPorts
     /// A record's plaintext is as long as its base64 says (three bytes a quantum, less the
     /// padding, less the nonce and the tag), so every record's place is known before any is
     /// opened; and each record is bound to its own offset, so each opens on its own. A value
-    /// whose records hold more than ``partBytes`` bytes is opened in runs of records side by
-    /// side, at most ``parts``, split where a record starts; a smaller one in one run, on the
-    /// caller's thread, with nothing handed to another.
+    /// whose records hold at least twice ``partBytes`` bytes is opened in runs of records
+    /// side by side (``runs``), at most ``parts``, split where a record starts; a smaller one
+    /// in one run, on the caller's thread, with nothing handed to another.
     ///
     /// The rules are the ones the records are read by one after another: a record's
     /// unfinished last line is cut where another record follows it (its ``Record/kept``),
@@ -28,8 +29,10 @@ import KeepPorts
     struct SealedRecords {
         /// Bytes of records a run of them opens at least, when a value is opened in runs.
         static let partBytes = 128 * 1024
-        /// The most runs one value is opened in.
-        static let parts = 4
+        /// The most runs one value is opened in: one for each processor this process may run
+        /// on, up to four. (More runs than processors is slower, not faster: on two, a value
+        /// opened in four runs took as long as in one.)
+        static let parts = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
 
         /// One record of the value.
         struct Record {
@@ -51,6 +54,21 @@ import KeepPorts
         /// Where the first record starts (the plain lines end), or `nil` when no line is a
         /// record.
         let plainEnd: Int?
+        /// What opening records found: the first that did not open, by its number, and why;
+        /// whether any that did holds bytes that are not UTF-8.
+        struct Outcome {
+            var refused: (number: Int, error: SealingError)?
+            var holdsNonText = false
+
+            /// The outcome of opening every run whose outcomes these are.
+            init(joining runs: some Sequence<Outcome>) {
+                refused = runs.compactMap(\.refused).min { $0.number < $1.number }
+                holdsNonText = runs.contains { $0.holdsNonText }
+            }
+
+            init() {}
+        }
+
         /// The records, in the order they are stored.
         private(set) var records: [Record]
         /// The number of the first line after a record that is not one, if any: no line
@@ -84,7 +102,8 @@ import KeepPorts
                     // room: the record is refused when it is opened.
                     let base64 = UnsafeBufferPointer(rebasing: line[ValueSealer.prefix.count...])
                     let count = max(0, (Base64.decodedCount(base64) ?? 0) - overhead)
-                    records.append(Record(start: start, end: end, number: number, place: place, count: count, kept: count))
+                    records.append(
+                        Record(start: start, end: end, number: number, place: place, count: count, kept: count))
                     place += count
                 } else if plainEnd != nil {
                     strayLine = number
@@ -98,39 +117,56 @@ import KeepPorts
             capacity = plainEnd == nil ? 0 : place
         }
 
+        /// Where each run of records the value is opened in starts, and the end: one run
+        /// when its records hold at most ``partBytes`` bytes (or it has no records), else up to
+        /// ``parts`` runs of about the same bytes, each starting where a record does.
+        var runs: [Int] {
+            guard let first = records.first, let last = records.last else { return [0, 0] }
+            let parts = min(Self.parts, (last.end - first.start) / Self.partBytes, records.count)
+            guard parts > 1 else { return [0, records.count] }
+            return records.withUnsafeBufferPointer { Self.bounds(of: $0, parts: parts) }
+        }
+
         /// Opens every record of `bytes` (the value scanned) into its place in `out` (at
-        /// least ``capacity`` bytes) with `sealer`, as the records of `key`: `nil` when all
-        /// open, else the first, by its number, that did not and why. In runs side by side
-        /// when the records are more than ``partBytes`` bytes; each run has its own context
-        /// and decoding buffer, and writes only its own records' places.
+        /// least ``capacity`` bytes) with `sealer`, as the records of `key`, in the runs
+        /// ``runs`` says: which record, by its number, was the first not to open, and whether
+        /// what they hold is text.
         mutating func open(
             _ bytes: UnsafeBufferPointer<UInt8>, with sealer: ValueSealer, for key: StorageKey,
             into out: UnsafeMutableRawBufferPointer
-        ) -> (number: Int, error: SealingError)? {
-            guard let first = records.first, let last = records.last else { return nil }
-            let sealedBytes = last.end - first.start
-            let parts = min(Self.parts, sealedBytes / Self.partBytes, records.count)
+        ) -> Outcome {
+            open(bytes, with: sealer, for: key, into: out, runs: runs)
+        }
+
+        /// ``open(_:with:for:into:)`` in the runs that start at `bounds` (each but the last
+        /// a run's first record, the last the records' count). Runs after the first are handed
+        /// to other threads, and this one waits for them; each run has its own context and
+        /// decoding buffer, and writes only its own records' places.
+        mutating func open(
+            _ bytes: UnsafeBufferPointer<UInt8>, with sealer: ValueSealer, for key: StorageKey,
+            into out: UnsafeMutableRawBufferPointer, runs bounds: [Int]
+        ) -> Outcome {
+            guard let last = records.last, bounds.count >= 2 else { return Outcome() }
             return records.withUnsafeMutableBufferPointer { records in
-                guard parts > 1 else {
+                guard bounds.count > 2 else {
                     return sealer.open(records, of: bytes, for: key, lastOfValue: last.number, into: out)
                 }
-                let bounds = Self.bounds(of: UnsafeBufferPointer(records), parts: parts)
-                var failures = [(number: Int, error: SealingError)?](repeating: nil, count: bounds.count - 1)
-                failures.withUnsafeMutableBufferPointer { failures in
-                    let runs = Runs(bytes: bytes, records: records, out: out, failures: failures)
-                    DispatchQueue.concurrentPerform(iterations: failures.count) { part in
-                        runs.failures[part] = sealer.open(
+                var outcomes = [Outcome](repeating: Outcome(), count: bounds.count - 1)
+                outcomes.withUnsafeMutableBufferPointer { outcomes in
+                    let runs = Runs(bytes: bytes, records: records, out: out, outcomes: outcomes)
+                    DispatchQueue.concurrentPerform(iterations: outcomes.count) { part in
+                        runs.outcomes[part] = sealer.open(
                             UnsafeMutableBufferPointer(rebasing: runs.records[bounds[part]..<bounds[part + 1]]),
                             of: runs.bytes, for: key, lastOfValue: last.number, into: runs.out)
                     }
                 }
-                return failures.compactMap { $0 }.min { $0.number < $1.number }
+                return Outcome(joining: outcomes)
             }
         }
 
         /// What the runs of one value's opening share: the stored bytes, which they only read;
-        /// the records, the buffer opened into and the runs' answers, of which each run writes
-        /// only its own records, their places and its own answer.
+        /// the records, the buffer opened into and the runs' outcomes, of which each run writes
+        /// only its own records, their places and its own outcome.
         ///
         /// `@unchecked Sendable`: no byte is written by two runs, and `concurrentPerform`
         /// returns only when every run has, so nothing outlives the buffers it points into.
@@ -138,7 +174,7 @@ import KeepPorts
             let bytes: UnsafeBufferPointer<UInt8>
             let records: UnsafeMutableBufferPointer<Record>
             let out: UnsafeMutableRawBufferPointer
-            let failures: UnsafeMutableBufferPointer<(number: Int, error: SealingError)?>
+            let outcomes: UnsafeMutableBufferPointer<Outcome>
         }
 
         /// The records' kept bytes in `out`, moved down over what was cut, in order, after

@@ -202,25 +202,28 @@ import Synchronization
             // place after them is known from its length (see `SealedRecords`).
             var records = SealedRecords(scanning: bytes, sealer: sealer)
             guard let plainEnd = records.plainEnd else { return SealedReading(value: "", state: .plain) }
-            var failure: (number: Int, error: SealingError)?
-            let value = [UInt8](unsafeUninitializedCapacity: records.capacity) { buffer, initialized in
+            var outcome = SealedRecords.Outcome()
+            // Opened straight into the string's own storage: no buffer of its own to copy from.
+            // (The string checks its bytes once more as it is made; the records' check, in the
+            // runs, is what refuses a value that is not text, which this one would repair.)
+            let text = String(unsafeUninitializedCapacity: records.capacity) { buffer in
                 let out = UnsafeMutableRawBufferPointer(buffer)
                 if plainEnd > 0, let base = out.baseAddress, let plain = bytes.baseAddress {
                     base.copyMemory(from: plain, byteCount: plainEnd)
                 }
-                failure = records.open(bytes, with: sealer, for: key, into: out)
-                initialized = failure == nil ? records.compact(out, after: plainEnd) : 0
+                outcome = records.open(bytes, with: sealer, for: key, into: out)
+                return outcome.refused == nil && !outcome.holdsNonText ? records.compact(out, after: plainEnd) : 0
             }
-            if let failure {
+            if let refused = outcome.refused {
                 throw Self.refused(
                     key,
-                    "record \(failure.number) did not open: it was altered, moved, or sealed under another key, for "
-                        + "another value or another place (\(failure.error.code))")
+                    "record \(refused.number) did not open: it was altered, moved, or sealed under another key, for "
+                        + "another value or another place (\(refused.error.code))")
             }
-            if let stray = records.strayLine { throw Self.refused(key, "line \(stray) follows a sealed record but is not one") }
-            guard let text = String(checkedUTF8: value) else {
-                throw Self.refused(key, "what its records hold is not text")
+            if let stray = records.strayLine {
+                throw Self.refused(key, "line \(stray) follows a sealed record but is not one")
             }
+            guard !outcome.holdsNonText else { throw Self.refused(key, "what its records hold is not text") }
             return SealedReading(value: text, state: plainEnd == 0 ? .sealed : .partlySealed)
         }
 

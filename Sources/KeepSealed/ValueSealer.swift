@@ -75,13 +75,17 @@ import KeepPorts
 
         /// The records `records` of the stored value `bytes` of `key` opened one after another,
         /// each into its place in `out` (``SealedRecords/Record/place``), under one context
-        /// keyed once and one buffer for the decoded bytes: `nil` when every one opened, else
-        /// the first that did not, and why. Each record but the value's last is then cut to its
-        /// finished lines, as the append after it cut them (its ``SealedRecords/Record/kept``).
+        /// keyed once and one buffer for the decoded bytes, stopping at the first that does not
+        /// open. Each record but the value's last is then cut to its finished lines, as the
+        /// append after it cut them (its ``SealedRecords/Record/kept``), and what it keeps is
+        /// checked to be UTF-8 while it is still in the cache: a value's pieces each start
+        /// after a newline and end before one or at the value's end, so the joined value is
+        /// text exactly when every piece is.
         func open(
             _ records: UnsafeMutableBufferPointer<SealedRecords.Record>, of bytes: UnsafeBufferPointer<UInt8>,
             for key: StorageKey, lastOfValue: Int, into out: UnsafeMutableRawBufferPointer
-        ) -> (number: Int, error: SealingError)? {
+        ) -> SealedRecords.Outcome {
+            var outcome = SealedRecords.Outcome()
             // The record being opened, for the answer when it does not.
             var number = records.first?.number ?? 0
             do throws(SealingError) {
@@ -105,21 +109,30 @@ import KeepPorts
                     aad.withUnsafeMutableBytes { aad in
                         aad.storeBytes(of: UInt64(record.start).bigEndian, toByteOffset: aad.count - 8, as: UInt64.self)
                     }
-                    let place = UnsafeMutableRawBufferPointer(rebasing: out[record.place..<(record.place + record.count)])
+                    let place = UnsafeMutableRawBufferPointer(
+                        rebasing: out[record.place..<(record.place + record.count)])
                     try sealed.withBytes { (sealed) throws(SealingError) in
                         try aad.withBytes { (aad) throws(SealingError) in
                             try opener.open(UnsafeRawBufferPointer(rebasing: sealed[..<decoded]), aad: aad, into: place)
                         }
                     }
-                    if record.number != lastOfValue {
-                        records[index].kept = ValueLines.finishedCount(
-                            UnsafeBufferPointer(place.assumingMemoryBound(to: UInt8.self)))
+                    let plaintext = UnsafeBufferPointer(place.assumingMemoryBound(to: UInt8.self))
+                    if record.number != lastOfValue { records[index].kept = ValueLines.finishedCount(plaintext) }
+                    if !outcome.holdsNonText,
+                        !Self.isText(UnsafeBufferPointer(rebasing: plaintext[..<records[index].kept]))
+                    {
+                        outcome.holdsNonText = true
                     }
                 }
-                return nil
             } catch {
-                return (number, error)
+                outcome.refused = (number, error)
             }
+            return outcome
+        }
+
+        /// Whether `bytes` are valid UTF-8, allocating nothing.
+        private static func isText(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            (try? UTF8Span(validating: bytes.span)) != nil
         }
 
         /// Whether `line` starts as a record does (``prefix``).
