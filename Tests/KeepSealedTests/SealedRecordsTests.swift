@@ -22,6 +22,16 @@ struct SealedRecordsTests {
         return stored
     }
 
+    /// A stored value of records of the given plaintext bytes, each sealed for its offset.
+    private static func stored(bytes plaintexts: [[UInt8]]) throws -> String {
+        let sealer = try ValueSealer(dataKey: dataKey)
+        var stored = ""
+        for plaintext in plaintexts {
+            stored += try sealer.record(plaintext, for: key, at: stored.utf8.count) + "\n"
+        }
+        return stored
+    }
+
     /// The value as the rule reads it, one record after another: each record's plaintext
     /// joined, a record's unfinished last line (or a last line holding a NUL) cut where another
     /// record follows; `nil` when a record does not open.
@@ -207,5 +217,32 @@ struct SealedRecordsTests {
         #expect(error.code == .corrupt)
         #expect(error.description.contains("record 12 did not open"))
         #expect(!error.description.contains("zzzz") && !error.description.contains(records[11].prefix(40)))
+    }
+
+    @Test("a record that holds bytes that are not UTF-8 refuses the value, in any run, unless a record does not open")
+    func notTextIsRefused() async throws {
+        let line = Array(String(repeating: "t", count: 30_000).utf8) + [0x0A]
+        // A lone continuation byte in the eleventh of twenty records, which open in runs.
+        var plaintexts = Array(repeating: line, count: 20)
+        plaintexts[10][5] = 0x80
+        let stored = try Self.stored(bytes: plaintexts)
+        #expect(try Self.opened(stored, runs: [0, 20]) == .failure(RecordRefused(number: 0)))
+        #expect(try Self.opened(stored, runs: [0, 5, 20]) == .failure(RecordRefused(number: 0)))
+        #expect(try Self.opened(stored, runs: [0, 11, 20]) == .failure(RecordRefused(number: 0)))
+        let inner = MemoryStorage()
+        let store = try SealedStorage(inner, dataKey: Self.dataKey, sealing: [.chats])
+        try await inner.write(Self.key, stored)
+        let error = try #require(await #expect(throws: StorageError.self) { try await store.read(Self.key) })
+        #expect(error.code == .corrupt && error.description.contains("what its records hold is not text"))
+        // A record that does not open, later in the value, is what the refusal names.
+        var records = stored.split(separator: "\n").map(String.init)
+        records[15] = String(records[15].dropLast(4)) + "AAAA"
+        try await inner.write(Self.key, records.joined(separator: "\n") + "\n")
+        let later = try #require(await #expect(throws: StorageError.self) { try await store.read(Self.key) })
+        #expect(later.description.contains("record 16 did not open"))
+        // Its pair: the same records, all text, open.
+        plaintexts[10][5] = UInt8(ascii: "t")
+        try await inner.write(Self.key, try Self.stored(bytes: plaintexts))
+        #expect(try await store.read(Self.key) == String(decoding: plaintexts.joined(), as: UTF8.self))
     }
 }
