@@ -124,6 +124,92 @@ import KeepPorts
             }
         }
 
+        /// An AES-256-GCM context holding one key's schedule, for opening many framed payloads
+        /// (`nonce (12) ‖ ciphertext ‖ tag (16)`) under that key one after another: a sealed
+        /// value's records. Each payload starts afresh with its own nonce; the key is expanded
+        /// once, not for every record (a context made, keyed and freed per record is a cost a
+        /// chat of thousands of turns pays thousands of times). One opener is used by one
+        /// thread at a time.
+        ///
+        /// Freeing the context, when the opener goes away, wipes the expanded key.
+        struct Opener: ~Copyable {
+            private let context: OpaquePointer
+
+            /// An opener under `key` (32 bytes).
+            init(_ cipher: Cipher, key: UnsafeRawBufferPointer) throws(SealingError) {
+                guard key.count == keyCount else { throw shape("open", "a \(key.count)-byte key (AES-256 takes 32)") }
+                guard let context = EVP_CIPHER_CTX_new() else {
+                    throw failure("EVP_CIPHER_CTX_new", "no cipher context")
+                }
+                // The cipher and key now, no nonce: each payload's init below gives only its
+                // nonce, which keeps the key schedule.
+                guard EVP_DecryptInit_ex(context, cipher.handle, nil, bytes(key), nil) == 1 else {
+                    EVP_CIPHER_CTX_free(context)
+                    throw failure("EVP_DecryptInit_ex", "cannot start AES-256-GCM with the key")
+                }
+                self.context = context
+            }
+
+            deinit {
+                EVP_CIPHER_CTX_free(context)
+            }
+
+            /// The plaintext of `sealed` (framed as ``sealFramed(_:key:aad:plaintext:)`` frames
+            /// it), `aad` authenticated with it, written to `plaintext` (exactly
+            /// `sealed.count - 28` bytes). `malformed` for bytes too short to hold a nonce and a
+            /// tag; `notAuthentic` when the tag does not verify, `plaintext` wiped first.
+            func open(
+                _ sealed: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer,
+                into plaintext: UnsafeMutableRawBufferPointer
+            ) throws(SealingError) {
+                let nonceCount = SealedPayload.nonceCount
+                guard sealed.count >= nonceCount + SealedPayload.tagCount else {
+                    throw SealingError(
+                        code: .malformed, operation: "open", detail: "the bytes are too short to be sealed")
+                }
+                let tagStart = sealed.count - SealedPayload.tagCount
+                guard plaintext.count == tagStart - nonceCount else { throw shape("open", "plaintext buffer size") }
+                do throws(SealingError) {
+                    // The nonce alone: the cipher and key are the context's already.
+                    guard
+                        EVP_DecryptInit_ex(
+                            context, nil, nil, nil, bytes(UnsafeRawBufferPointer(rebasing: sealed[..<nonceCount]))) == 1
+                    else {
+                        throw failure("EVP_DecryptInit_ex", "cannot start AES-256-GCM with the nonce")
+                    }
+                    try update(context, "EVP_DecryptUpdate", EVP_DecryptUpdate, input: aad, output: nil)
+                    try update(
+                        context, "EVP_DecryptUpdate", EVP_DecryptUpdate,
+                        input: UnsafeRawBufferPointer(rebasing: sealed[nonceCount..<tagStart]), output: plaintext)
+                    // The expected tag before the final call, which compares it.
+                    let expected = UnsafeMutableRawPointer(mutating: sealed.baseAddress.map { $0 + tagStart })
+                    guard
+                        EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(SealedPayload.tagCount), expected) == 1
+                    else {
+                        throw failure("EVP_CIPHER_CTX_ctrl", "cannot set the expected tag")
+                    }
+                    // Anything but 1 is the tag failing to verify, as in openAES256GCM.
+                    var written: Int32 = 0
+                    var scratch: (UInt64, UInt64) = (0, 0)
+                    let verified = withUnsafeMutableBytes(of: &scratch) {
+                        EVP_DecryptFinal_ex(context, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), &written)
+                    }
+                    guard verified == 1, written == 0 else {
+                        ERR_clear_error()
+                        throw SealingError(
+                            code: .notAuthentic, operation: "open",
+                            detail:
+                                "the payload did not authenticate (altered, sealed under another key, or for another row)"
+                        )
+                    }
+                } catch {
+                    // Whatever was decrypted before the failure is unauthenticated: wipe it.
+                    cleanse(plaintext)
+                    throw error
+                }
+            }
+        }
+
         /// `plaintext` sealed under `key` with a fresh random nonce, `aad` authenticated with
         /// it, laid out `nonce (12) ‖ ciphertext ‖ tag (16)`: the sealed records and index
         /// entries share this layout.

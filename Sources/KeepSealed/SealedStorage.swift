@@ -16,12 +16,17 @@ import Synchronization
     /// In a sealed namespace a value is one or more lines, each a sealed record
     /// (`ValueSealer`: AES-256-GCM under a key derived from the data key, bound to the
     /// namespace, the id and the record's byte offset in the stored value). `write` seals
-    /// the whole value as one record; `append` seals the line (and its newline) as a record of
-    /// its own and hands it to the inner store's own `append`, so a turn stays one append of
-    /// the turn. `read` opens every record and joins what they hold, as the lines of a plain
-    /// value join (a record's unfinished last line is cut where another record follows it, as
-    /// an append would have cut it); an unfinished last record, which a crash mid-append
-    /// leaves, is ignored, as an unfinished line is. Any record that does not open, and any
+    /// the value's lines in records of whole lines, up to ``recordBytes`` of them each (a
+    /// longer line a record of its own), each bound to its own offset; `append` seals the line
+    /// (and its newline) as a record of its own and hands it to the inner store's own
+    /// `append`, so a turn stays one append of the turn. `read` opens every record and joins
+    /// what they hold, as the lines of a plain value join (a record's unfinished last line is
+    /// cut where another record follows it, as an append would have cut it); an unfinished
+    /// last record, which a crash mid-append leaves, is ignored, as an unfinished line is. A
+    /// value of many records is opened in runs of them side by side (`SealedRecords`); what it
+    /// reads as, and what refuses it, is the same as one record at a time. (A value that an
+    /// earlier version wrote as one record reads as it did, in one run.) Any record that does
+    /// not open, and any
     /// plain line after a record, makes the value ``/KeepPorts/StorageError/Code/corrupt``, naming the key
     /// and never quoting a byte: a value swapped with another, renamed, moved to another
     /// namespace, a record moved, cut out of the middle, or sealed under another key, is
@@ -43,6 +48,11 @@ import Synchronization
         public let inner: any StoragePort
         /// The namespaces whose values are sealed.
         public let sealedNamespaces: Set<Namespace>
+        /// The most plaintext bytes of whole lines one record of a `write` holds (a line that
+        /// is longer is a record of its own): small enough that a long chat's value is many
+        /// records, opened side by side, and large enough that a record's own cost (its
+        /// nonce, tag and prefix, a cipher's start) is lost in its bytes.
+        public static let recordBytes = 64 * 1024
         private let sealer: ValueSealer
 
         /// A store sealing the values of `namespaces` in `inner` under `dataKey` (32 bytes;
@@ -61,11 +71,12 @@ import Synchronization
             try await reading(key)?.value
         }
 
-        /// Stores `value`, sealed as one record when its namespace is sealed, replacing any
-        /// earlier value as atomically as the inner store's `write` does.
+        /// Stores `value`, sealed when its namespace is sealed (its lines in records of up to
+        /// ``recordBytes`` bytes of whole lines), replacing any earlier value as atomically as
+        /// the inner store's `write` does.
         public func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
             guard sealedNamespaces.contains(key.namespace) else { return try await inner.write(key, value) }
-            try await inner.write(key, try record(Array(value.utf8), for: key, at: 0) + "\n")
+            try await inner.write(key, try records(value, for: key))
         }
 
         /// Adds a line, sealed as a record of its own (the line and its newline) when the
@@ -187,62 +198,67 @@ import Synchronization
         ) throws(StorageError)
             -> SealedReading
         {
-            let finished = ValueLines.finishedCount(bytes)
-            // Plain lines come first, if any: up to where the first record starts. The
-            // records are opened one after another into one buffer, in place.
-            var plainEnd: Int?
-            var value: [UInt8] = []
-            // Where the last record opened starts in `value`: each record but the last has
-            // been followed by an append, which cut its unfinished last line.
-            var lastRecord: Int?
-            // Each record's decoded bytes, in one buffer kept from record to record.
-            var scratch: [UInt8] = []
-            var start = 0
-            var number = 0
-            while start < finished {
-                number += 1
-                let end = Self.lineEnd(in: bytes, from: start, before: finished)
-                let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                if sealer.isRecord(line) {
-                    if plainEnd == nil {
-                        plainEnd = start
-                        value.reserveCapacity(bytes.count)  // plaintext is shorter than its records
-                        value.append(contentsOf: bytes[..<start])
-                    }
-                    if let lastRecord {
-                        let kept = value.withUnsafeBufferPointer {
-                            ValueLines.finishedCount(UnsafeBufferPointer(rebasing: $0[lastRecord...]))
-                        }
-                        value.removeSubrange((lastRecord + kept)...)
-                    }
-                    lastRecord = value.count
-                    do throws(SealingError) {
-                        try sealer.open(line, for: key, at: start, appendingTo: &value, scratch: &scratch)
-                    } catch {
-                        throw Self.refused(
-                            key,
-                            "record \(number) did not open: it was altered, moved, or sealed under another key, for "
-                                + "another value or another place (\(error.code))")
-                    }
-                } else if plainEnd != nil {
-                    throw Self.refused(key, "line \(number) follows a sealed record but is not one")
+            // Plain lines come first, if any, up to where the first record starts; each record's
+            // place after them is known from its length (see `SealedRecords`).
+            var records = SealedRecords(scanning: bytes, sealer: sealer)
+            guard let plainEnd = records.plainEnd else { return SealedReading(value: "", state: .plain) }
+            var outcome = SealedRecords.Outcome()
+            // Opened straight into the string's own storage: no buffer of its own to copy from.
+            // (The string checks its bytes once more as it is made; the records' check, in the
+            // runs, is what refuses a value that is not text, which this one would repair.)
+            let text = String(unsafeUninitializedCapacity: records.capacity) { buffer in
+                let out = UnsafeMutableRawBufferPointer(buffer)
+                if plainEnd > 0, let base = out.baseAddress, let plain = bytes.baseAddress {
+                    base.copyMemory(from: plain, byteCount: plainEnd)
                 }
-                start = end + 1
+                outcome = records.open(bytes, with: sealer, for: key, into: out)
+                return outcome.refused == nil && !outcome.holdsNonText ? records.compact(out, after: plainEnd) : 0
             }
-            guard let plainEnd else { return SealedReading(value: "", state: .plain) }
-            guard let text = String(checkedUTF8: value) else {
-                throw Self.refused(key, "what its records hold is not text")
+            if let refused = outcome.refused {
+                throw Self.refused(
+                    key,
+                    "record \(refused.number) did not open: it was altered, moved, or sealed under another key, for "
+                        + "another value or another place (\(refused.error.code))")
             }
+            if let stray = records.strayLine {
+                throw Self.refused(key, "line \(stray) follows a sealed record but is not one")
+            }
+            guard !outcome.holdsNonText else { throw Self.refused(key, "what its records hold is not text") }
             return SealedReading(value: text, state: plainEnd == 0 ? .sealed : .partlySealed)
         }
 
-        /// Where the line that starts at `start` ends: its newline's index, or `end`. A
-        /// `memchr`, which reads a word at a time; a chat's records are kilobytes long.
-        private static func lineEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, before end: Int) -> Int {
-            guard let base = bytes.baseAddress, start < end,
-                let found = memchr(base + start, Int32(ValueLines.newline), end - start)
-            else { return end }
-            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        /// `value` as ``write(_:_:)`` stores it: its lines in runs of whole lines, each run of up
+        /// to ``recordBytes`` bytes (a longer line a run of its own, the unfinished last line, if
+        /// any, in the last), each run a record bound to the offset it starts at; the empty
+        /// value one record of nothing.
+        private func records(_ value: String, for key: StorageKey) throws(StorageError) -> String {
+            let bytes = Array(value.utf8)
+            var stored = ""
+            var start = 0
+            repeat {
+                let end = bytes.withUnsafeBufferPointer { Self.runEnd(in: $0, from: start) }
+                stored += try record(Array(bytes[start..<end]), for: key, at: stored.utf8.count)
+                stored += "\n"
+                start = end
+            } while start < bytes.count
+            return stored
+        }
+
+        /// Where the run of whole lines from `start` ends: after the last newline within
+        /// ``recordBytes`` of it; when there is none there, after the first newline past them
+        /// (the line whole); or at the end of `bytes`.
+        static func runEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+            let limit = start + recordBytes
+            guard limit < bytes.count, let base = bytes.baseAddress else { return bytes.count }
+            var index = limit
+            while index > start {
+                index -= 1
+                if bytes[index] == ValueLines.newline { return index + 1 }
+            }
+            guard let found = memchr(base + limit, Int32(ValueLines.newline), bytes.count - limit) else {
+                return bytes.count
+            }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
         }
 
         private func record(_ plaintext: [UInt8], for key: StorageKey, at offset: Int) throws(StorageError) -> String {

@@ -73,6 +73,68 @@ import KeepPorts
                 cipher, key: keys[0], aad: associatedData(key, offset: offset), sealed: sealed, appendingTo: &out)
         }
 
+        /// The records `records` of the stored value `bytes` of `key` opened one after another,
+        /// each into its place in `out` (``SealedRecords/Record/place``), under one context
+        /// keyed once and one buffer for the decoded bytes, stopping at the first that does not
+        /// open. Each record but the value's last is then cut to its finished lines, as the
+        /// append after it cut them (its ``SealedRecords/Record/kept``), and what it keeps is
+        /// checked to be UTF-8 while it is still in the cache: a value's pieces each start
+        /// after a newline and end before one or at the value's end, so the joined value is
+        /// text exactly when every piece is.
+        func open(
+            _ records: UnsafeMutableBufferPointer<SealedRecords.Record>, of bytes: UnsafeBufferPointer<UInt8>,
+            for key: StorageKey, lastOfValue: Int, into out: UnsafeMutableRawBufferPointer
+        ) -> SealedRecords.Outcome {
+            var outcome = SealedRecords.Outcome()
+            // The record being opened, for the answer when it does not.
+            var number = records.first?.number ?? 0
+            do throws(SealingError) {
+                let opener = try LibCrypto.Opener(cipher, key: keys[0])
+                // The associated data once; each record writes its own offset into the last 8 bytes.
+                var aad = associatedData(key, offset: 0)
+                var sealed: [UInt8] = []
+                for index in records.indices {
+                    let record = records[index]
+                    number = record.number
+                    let line = UnsafeBufferPointer(rebasing: bytes[(record.start + recordPrefix.count)..<record.end])
+                    // A record's base64 decodes to `nonce ‖ ciphertext ‖ tag`, its place's length and 28.
+                    let capacity = line.count / 4 * 3
+                    if sealed.count < capacity { sealed = [UInt8](repeating: 0, count: capacity) }
+                    let decoded = sealed.withUnsafeMutableBytes { Base64.decode(line, into: $0) }
+                    guard let decoded, decoded == record.count + SealedPayload.nonceCount + SealedPayload.tagCount
+                    else {
+                        throw SealingError(
+                            code: .malformed, operation: "open", detail: "the line is not a sealed record")
+                    }
+                    aad.withUnsafeMutableBytes { aad in
+                        aad.storeBytes(of: UInt64(record.start).bigEndian, toByteOffset: aad.count - 8, as: UInt64.self)
+                    }
+                    let place = UnsafeMutableRawBufferPointer(
+                        rebasing: out[record.place..<(record.place + record.count)])
+                    try sealed.withBytes { (sealed) throws(SealingError) in
+                        try aad.withBytes { (aad) throws(SealingError) in
+                            try opener.open(UnsafeRawBufferPointer(rebasing: sealed[..<decoded]), aad: aad, into: place)
+                        }
+                    }
+                    let plaintext = UnsafeBufferPointer(place.assumingMemoryBound(to: UInt8.self))
+                    if record.number != lastOfValue { records[index].kept = ValueLines.finishedCount(plaintext) }
+                    if !outcome.holdsNonText,
+                        !Self.isText(UnsafeBufferPointer(rebasing: plaintext[..<records[index].kept]))
+                    {
+                        outcome.holdsNonText = true
+                    }
+                }
+            } catch {
+                outcome.refused = (number, error)
+            }
+            return outcome
+        }
+
+        /// Whether `bytes` are valid UTF-8, allocating nothing.
+        private static func isText(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            (try? UTF8Span(validating: bytes.span)) != nil
+        }
+
         /// Whether `line` starts as a record does (``prefix``).
         func isRecord(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
             line.starts(with: recordPrefix)

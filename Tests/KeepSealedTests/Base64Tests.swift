@@ -49,4 +49,90 @@ struct Base64Tests {
         #expect(!decode("QU=D") && out.isEmpty)
         #expect(decode("") && out.isEmpty)
     }
+
+    /// The rule, as plainly as it can be said: a multiple of 4 characters of the alphabet,
+    /// with one or two `=` only at the very end; each quantum's 24 bits, big-endian, less one
+    /// byte per `=`.
+    private static func reference(_ text: [UInt8]) -> [UInt8]? {
+        guard text.count % 4 == 0 else { return nil }
+        var padding = 0
+        if text.last == UInt8(ascii: "=") { padding = text.dropLast().last == UInt8(ascii: "=") ? 2 : 1 }
+        var out: [UInt8] = []
+        for start in stride(from: 0, to: text.count, by: 4) {
+            var bits: UInt32 = 0
+            for index in start..<(start + 4) {
+                let isPadding = index >= text.count - padding
+                guard isPadding || alphabetValue[Int(text[index])] != nil else { return nil }
+                bits = bits << 6 | UInt32(isPadding ? 0 : alphabetValue[Int(text[index])] ?? 0)
+            }
+            out += [16, 8, 0].map { UInt8(truncatingIfNeeded: bits >> $0) }
+        }
+        out.removeLast(padding)
+        return out
+    }
+
+    /// Each byte's place in the alphabet, if it has one.
+    private static let alphabetValue: [UInt8?] = {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var values = [UInt8?](repeating: nil, count: 256)
+        for (index, byte) in alphabet.enumerated() { values[Int(byte)] = UInt8(index) }
+        return values
+    }()
+
+    /// What the buffer form answers for `text`, its bytes cut to the count it answers.
+    private func rawDecoded(_ text: [UInt8]) -> [UInt8]? {
+        var out = [UInt8](repeating: 0xEE, count: text.count / 4 * 3)
+        let count = text.withUnsafeBufferPointer { text in out.withUnsafeMutableBytes { Base64.decode(text, into: $0) }
+        }
+        return count.map { Array(out[..<$0]) }
+    }
+
+    /// What the array form answers for `text`.
+    private func arrayDecoded(_ text: [UInt8]) -> [UInt8]? {
+        var out: [UInt8] = [1, 2, 3]
+        return text.withUnsafeBufferPointer { Base64.decode($0, into: &out) } ? out : nil
+    }
+
+    @Test("the table decoder answers as the rule does, for every length to 40 and every byte at every place")
+    func decoderMatchesTheRule() {
+        var generator = SeededGenerator(seed: 46)
+        for count in 0...30 {
+            let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let text = encoded(bytes)
+            #expect(rawDecoded(text) == bytes && arrayDecoded(text) == bytes, "\(count) bytes")
+            var differing: [String] = []
+            for place in text.indices {
+                for byte in UInt8.min...UInt8.max {
+                    var altered = text
+                    altered[place] = byte
+                    let expected = Self.reference(altered)
+                    if rawDecoded(altered) != expected || arrayDecoded(altered) != expected {
+                        differing.append("\(byte) at \(place)")
+                    }
+                }
+            }
+            #expect(differing.isEmpty, "\(count) bytes: \(differing.prefix(5))")
+        }
+        for length in 0...64 {
+            for filler in [UInt8(ascii: "Q"), UInt8(ascii: "=")] {
+                let text = Array(repeating: filler, count: length)
+                #expect(rawDecoded(text) == Self.reference(text), "\(length) characters")
+            }
+        }
+    }
+
+    @Test("the decoder answers how many bytes it wrote, and refuses a buffer too small for the text")
+    func decoderIntoABuffer() {
+        let text = Array("QUJDREVGR0g=".utf8)
+        var out = [UInt8](repeating: 0, count: 9)
+        let count = text.withUnsafeBufferPointer { text in out.withUnsafeMutableBytes { Base64.decode(text, into: $0) }
+        }
+        #expect(count == 8 && Array(out[..<8]) == Array("ABCDEFGH".utf8))
+        var small = [UInt8](repeating: 0, count: 8)
+        #expect(
+            text.withUnsafeBufferPointer { text in small.withUnsafeMutableBytes { Base64.decode(text, into: $0) } }
+                == nil)
+        #expect(text.withUnsafeBufferPointer { Base64.decodedCount($0) } == 8)
+        #expect(Array("QUJ".utf8).withUnsafeBufferPointer { Base64.decodedCount($0) } == nil)
+    }
 }
