@@ -359,7 +359,7 @@ package struct ChatIndex: Sendable {
     /// How many chunks are read ahead of the one joining the batch, so that the cores keep
     /// reading while a batch is written: with ``readingChunk``, what bounds the words held
     /// between the reading and the batch.
-    private static let chunksAhead = 3
+    private static let chunksAhead = 2
 
     /// One pass: the index held against the stamps, the changed chats read again (a chunk at
     /// a time, one slice per core side by side) and their summaries indexed, with their
