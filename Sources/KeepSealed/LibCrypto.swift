@@ -96,31 +96,41 @@ import KeepPorts
                 guard EVP_DecryptInit_ex(context, cipher.handle, nil, bytes(key), bytes(nonce)) == 1 else {
                     throw failure("EVP_DecryptInit_ex", "cannot start AES-256-GCM with the key and nonce")
                 }
-                try update(context, "EVP_DecryptUpdate", EVP_DecryptUpdate, input: aad, output: nil)
-                try update(context, "EVP_DecryptUpdate", EVP_DecryptUpdate, input: ciphertext, output: plaintext)
-                // The expected tag must be set before the final call, which compares it.
-                let expected = UnsafeMutableRawPointer(mutating: tag.baseAddress)
-                guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tag.count), expected) == 1 else {
-                    throw failure("EVP_CIPHER_CTX_ctrl", "cannot set the expected tag")
-                }
-                // A final result other than 1 is the tag failing to verify: the only answer
-                // GCM gives for altered bytes, a wrong key or wrong associated data.
-                var written: Int32 = 0
-                var scratch: (UInt64, UInt64) = (0, 0)
-                let verified = withUnsafeMutableBytes(of: &scratch) {
-                    EVP_DecryptFinal_ex(context, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), &written)
-                }
-                guard verified == 1, written == 0 else {
-                    ERR_clear_error()
-                    throw SealingError(
-                        code: .notAuthentic, operation: "open",
-                        detail:
-                            "the payload did not authenticate (altered, sealed under another key, or for another row)")
-                }
+                try decryptAndVerify(context, aad: aad, ciphertext: ciphertext, tag: tag, into: plaintext)
             } catch {
                 // Whatever was decrypted before the failure is unauthenticated: wipe it.
                 cleanse(plaintext)
                 throw error
+            }
+        }
+
+        /// The steps of an opening after its context has the cipher, the key and the nonce:
+        /// `aad` authenticated, `ciphertext` decrypted into `plaintext`, and `tag` checked by
+        /// the final call. `notAuthentic` when the tag does not verify (the caller wipes
+        /// `plaintext`).
+        private static func decryptAndVerify(
+            _ context: OpaquePointer, aad: UnsafeRawBufferPointer, ciphertext: UnsafeRawBufferPointer,
+            tag: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawBufferPointer
+        ) throws(SealingError) {
+            try update(context, "EVP_DecryptUpdate", EVP_DecryptUpdate, input: aad, output: nil)
+            try update(context, "EVP_DecryptUpdate", EVP_DecryptUpdate, input: ciphertext, output: plaintext)
+            // The expected tag must be set before the final call, which compares it.
+            let expected = UnsafeMutableRawPointer(mutating: tag.baseAddress)
+            guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tag.count), expected) == 1 else {
+                throw failure("EVP_CIPHER_CTX_ctrl", "cannot set the expected tag")
+            }
+            // A final result other than 1 is the tag failing to verify: the only answer GCM
+            // gives for altered bytes, a wrong key or wrong associated data.
+            var written: Int32 = 0
+            var scratch: (UInt64, UInt64) = (0, 0)
+            let verified = withUnsafeMutableBytes(of: &scratch) {
+                EVP_DecryptFinal_ex(context, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), &written)
+            }
+            guard verified == 1, written == 0 else {
+                ERR_clear_error()
+                throw SealingError(
+                    code: .notAuthentic, operation: "open",
+                    detail: "the payload did not authenticate (altered, sealed under another key, or for another row)")
             }
         }
 
@@ -177,31 +187,9 @@ import KeepPorts
                     else {
                         throw failure("EVP_DecryptInit_ex", "cannot start AES-256-GCM with the nonce")
                     }
-                    try update(context, "EVP_DecryptUpdate", EVP_DecryptUpdate, input: aad, output: nil)
-                    try update(
-                        context, "EVP_DecryptUpdate", EVP_DecryptUpdate,
-                        input: UnsafeRawBufferPointer(rebasing: sealed[nonceCount..<tagStart]), output: plaintext)
-                    // The expected tag before the final call, which compares it.
-                    let expected = UnsafeMutableRawPointer(mutating: sealed.baseAddress.map { $0 + tagStart })
-                    guard
-                        EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(SealedPayload.tagCount), expected) == 1
-                    else {
-                        throw failure("EVP_CIPHER_CTX_ctrl", "cannot set the expected tag")
-                    }
-                    // Anything but 1 is the tag failing to verify, as in openAES256GCM.
-                    var written: Int32 = 0
-                    var scratch: (UInt64, UInt64) = (0, 0)
-                    let verified = withUnsafeMutableBytes(of: &scratch) {
-                        EVP_DecryptFinal_ex(context, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), &written)
-                    }
-                    guard verified == 1, written == 0 else {
-                        ERR_clear_error()
-                        throw SealingError(
-                            code: .notAuthentic, operation: "open",
-                            detail:
-                                "the payload did not authenticate (altered, sealed under another key, or for another row)"
-                        )
-                    }
+                    try decryptAndVerify(
+                        context, aad: aad, ciphertext: UnsafeRawBufferPointer(rebasing: sealed[nonceCount..<tagStart]),
+                        tag: UnsafeRawBufferPointer(rebasing: sealed[tagStart...]), into: plaintext)
                 } catch {
                     // Whatever was decrypted before the failure is unauthenticated: wipe it.
                     cleanse(plaintext)
