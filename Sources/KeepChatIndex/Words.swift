@@ -81,6 +81,24 @@ struct Words {
         }
     }
     private static let beyondASCII: UInt8 = 0xFF
+    /// The high bit of each byte of a 64-bit word.
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+    /// The bit that makes an ASCII letter lower case, in each byte.
+    private static let caseBits: UInt64 = 0x2020_2020_2020_2020
+
+    /// The high bit of each byte of `chunk` (eight ASCII bytes, none with its high bit set)
+    /// that is a letter or a digit: what ``asciiWordBytes`` says of each, for all eight at
+    /// once. A byte below 0x80 plus a constant below 0x81 never carries into the next byte,
+    /// so each sum's high bit says whether the byte is at least a bound.
+    @inline(__always)
+    static func wordBytes(ofASCII chunk: UInt64) -> UInt64 {
+        let atLeastZero = chunk &+ 0x5050_5050_5050_5050  // 0x80 - 0x30 ("0")
+        let pastNine = chunk &+ 0x4646_4646_4646_4646  // 0x7F - 0x39 ("9")
+        let lower = chunk | caseBits
+        let atLeastA = lower &+ 0x1F1F_1F1F_1F1F_1F1F  // 0x80 - 0x61 ("a")
+        let pastZ = lower &+ 0x0505_0505_0505_0505  // 0x7F - 0x7A ("z")
+        return ((atLeastZero & ~pastNine) | (atLeastA & ~pastZ)) & highBits
+    }
 
     /// Calls `body` with every word of `text` (one message) in order, repeats and all, folded
     /// by `folding`: each word's UTF-8, its ``hash(_:)`` and its ``key(_:)``. The words are
@@ -134,7 +152,43 @@ struct Words {
             key = 0
             plain = true
         }
+        let base = utf8.baseAddress.map(UnsafeRawPointer.init)
         while index < count {
+            // Eight plain ASCII bytes at a time, as whole runs of word bytes (a chunk's runs
+            // write at most fifteen bytes past the word as it was); a byte beyond ASCII, and
+            // the last few bytes, a scalar at a time below.
+            if let base, let out = scratch.baseAddress, index &+ 8 <= count, length &+ 16 <= scratch.count {
+                let chunk = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if chunk & Self.highBits == 0 {
+                    let wordBytes = Self.wordBytes(ofASCII: chunk)
+                    // Letters fold to lower case by one bit, which digits already have set.
+                    let folded = chunk | Self.caseBits
+                    var position = 0
+                    while position < 8 {
+                        let rest = wordBytes &>> UInt64(position &<< 3)
+                        guard rest & 0x80 != 0 else {
+                            if length > 0 { finish() }
+                            // To the next word byte, or past the chunk.
+                            position &+= rest.trailingZeroBitCount &>> 3
+                            continue
+                        }
+                        // A run of word bytes: to the first byte that is not one, or the chunk's end.
+                        let run = (~rest & Self.highBits).trailingZeroBitCount &>> 3
+                        let piece = folded &>> UInt64(position &<< 3)
+                        // All eight bytes stored, the run's kept: the rest is written over, or
+                        // past the word.
+                        UnsafeMutableRawPointer(out + length).storeBytes(of: piece, as: UInt64.self)
+                        if length &+ run <= 8 {
+                            let kept = run == 8 ? piece : piece & ((1 &<< UInt64(run &<< 3)) &- 1)
+                            key |= kept &<< UInt64(length &<< 3)
+                        }
+                        length &+= run
+                        position &+= run
+                    }
+                    index &+= 8
+                    continue
+                }
+            }
             var folded = table[Int(utf8[index])]
             var size = 1
             var scalar: UInt32 = 0

@@ -131,6 +131,46 @@ struct WordSearchTests {
     }
 
     @Test(
+        "every word of a message is handed over in order, repeats and all, with its own hash and key, whatever its bytes and wherever a run of eight ASCII bytes starts"
+    )
+    func everyWordIsHandedOverWithItsHashAndKey() {
+        let plan = FuzzPlan(iterations: 4_000, seed: 0x8A5C)
+        var random = plan.generator()
+        var folding = TextFolding()
+        // Every ASCII byte (the bounds of the letters and digits, control bytes, DEL), runs
+        // around eight bytes long, and scalars beyond ASCII between them.
+        let ascii = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+        let pieces = ascii + ["Abcdefg", "abcdefgh", "ABCDEFGHI", "0123456", "é", "Å", "ß", "日本", "ﬁ", "🙂"]
+        for _ in 0..<plan.iterations {
+            let text = (0..<Int.random(in: 0...60, using: &random)).map { _ in
+                pieces[Int.random(in: 0..<pieces.count, using: &random)]
+            }.joined()
+            var handed: [(word: [UInt8], hash: UInt64, key: UInt64)] = []
+            let read = Words.forEachWord(of: text, folding: &folding) { word, hash, key in
+                handed.append((Array(word), hash, key))
+            }
+            #expect(read, "\(plan): \(String(reflecting: text))")
+            // The reference: the folded text's scalars, split where a scalar is not a word's.
+            var expected: [[UInt8]] = []
+            var current: [UInt8] = []
+            for value in folding.folded(text) + [0x20] {
+                if Words.isWordScalar(value) {
+                    Words.appendUTF8(value, to: &current)
+                } else if !current.isEmpty {
+                    expected.append(current)
+                    current = []
+                }
+            }
+            #expect(handed.map(\.word) == expected, "\(plan): \(String(reflecting: text))")
+            for (word, hash, key) in handed {
+                word.withUnsafeBufferPointer { word in
+                    #expect(hash == Words.hash(word) && key == Words.key(word), "\(plan): \(String(reflecting: text))")
+                }
+            }
+        }
+    }
+
+    @Test(
         "a chat's words looked up in the vocabulary as they are read are its word set looked up word by word, chat after chat"
     )
     func chatWordsAgainstTheirSet() {
