@@ -15,14 +15,24 @@ package final class Daemon: @unchecked Sendable {
     private var waiting: UUID?
 
     /// Starts `name` with `arguments` in `environment`, writing `input` to its standard
-    /// input and then closing it.
-    package init(_ name: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil) throws
-    {
+    /// input and then closing it. Its standard error goes to the file `errors` when given
+    /// (made or emptied), and nowhere otherwise.
+    package init(
+        _ name: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil,
+        errors: String? = nil
+    ) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [name] + arguments
         if let environment { process.environment = environment }
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        if let errors {
+            guard FileManager.default.createFile(atPath: errors, contents: nil),
+                let log = FileHandle(forWritingAtPath: errors)
+            else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: errors]) }
+            process.standardError = log
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         let stdin = Pipe()
         process.standardInput = input == nil ? FileHandle.nullDevice : stdin
         try process.run()
@@ -65,6 +75,9 @@ package final class Daemon: @unchecked Sendable {
         guard let seen else { throw DaemonTimeout(text: text, seconds: seconds) }
         return seen
     }
+
+    /// Whether the daemon is still running: `false` once it exited, or was stopped.
+    package var isRunning: Bool { process.isRunning }
 
     /// Stops the daemon and waits for it to exit; stopping twice is fine.
     ///

@@ -63,19 +63,33 @@ package final class PrivateKeyring: Sendable {
 
     /// Starts the daemon on this keyring's home and waits until it owns the Secret
     /// Service's name; with a password, the login keyring is unlocked with it.
+    ///
+    /// A daemon that exits before it owns the name is started once more (a full run saw
+    /// one do so, once in many); a second failure, or a daemon still running but never on
+    /// the bus, throws with what the daemon wrote to its standard error.
     private func start() async throws {
-        let started = try Daemon(
-            "gnome-keyring-daemon", ["--foreground", "--components=secrets"] + (password == nil ? [] : ["--unlock"]),
-            environment: environment, input: password)
-        daemon.withLock { $0 = started }
-        do {
-            // Ready when it owns the Secret Service's name; gdbus waits for exactly that.
-            try await ToolRun.run(
-                "gdbus", ["wait", "--address", bus.address, "--timeout", "60", "org.freedesktop.secrets"]
-            ).succeeded("gdbus wait for the keyring")
-        } catch {
-            stop()
-            throw error
+        for attempt in 1...2 {
+            let log = directory.appending("keyring-daemon-\(attempt).log")
+            let started = try Daemon(
+                "gnome-keyring-daemon",
+                ["--foreground", "--components=secrets"] + (password == nil ? [] : ["--unlock"]),
+                environment: environment, input: password, errors: log)
+            daemon.withLock { $0 = started }
+            do {
+                // Ready when it owns the Secret Service's name; gdbus waits for exactly that.
+                try await ToolRun.run(
+                    "gdbus", ["wait", "--address", bus.address, "--timeout", "60", "org.freedesktop.secrets"]
+                ).succeeded("gdbus wait for the keyring")
+                return
+            } catch {
+                let exited = !started.isRunning
+                stop()
+                if exited && attempt == 1 { continue }
+                let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                throw ToolFailure(
+                    what: "gnome-keyring-daemon (\(exited ? "exited" : "still running") without owning "
+                        + "org.freedesktop.secrets; \(error))", status: 1, errors: said)
+            }
         }
     }
 
