@@ -160,13 +160,17 @@ package struct ChatIndex: Sendable {
         var check = StoredTextCheck(text)
         var matches: [ChatMatch] = []
         for candidate in candidates {
-            // A chat that cannot be read now is not searched, as in a scan.
-            guard let chat = try? await repository.read(candidate.id, admitting: { check.mayHold($0) }) else {
-                continue
-            }
-            for (index, message) in chat.messages.enumerated()
-            where message.text.range(of: text, options: [.caseInsensitive, .diacriticInsensitive]) != nil {
-                matches.append(ChatMatch(chatId: chat.id, title: chat.title, index: index, message: message))
+            // A chat that cannot be read now is not searched, as in a scan. Of a chat that may
+            // hold the text, only the lines that may are decoded (a chat of hundreds of MB is
+            // not decoded whole for the few lines that match).
+            guard
+                let found = try? await repository.messages(
+                    of: candidate.id, admitting: { check.mayHold($0) }, lineAdmitting: { check.mayHold(line: $0) },
+                    where: { $0.text.range(of: text, options: [.caseInsensitive, .diacriticInsensitive]) != nil })
+            else { continue }
+            for (index, message) in found.messages {
+                matches.append(
+                    ChatMatch(chatId: found.chat.id, title: found.chat.title, index: index, message: message))
             }
         }
         return matches

@@ -41,6 +41,14 @@ struct StoredTextCheck {
         return stored.withUTF8 { bytes in scan(bytes) }
     }
 
+    /// Whether one line of a stored chat (its bytes, valid UTF-8) may hold a message
+    /// containing the text, as ``mayHold(_:)`` says of the whole; `true` whenever the check
+    /// does not apply.
+    mutating func mayHold(line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard applies else { return true }
+        return scan(line)
+    }
+
     private mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return false }
         let first = wanted[0]

@@ -169,8 +169,31 @@ enum ChatLines {
         let result = text.withUTF8 { bytes -> Result<Chat, ChatFormat.Unreadable> in
             do throws(ChatFormat.Unreadable) {
                 return .success(
-                    try chat(from: bytes) { chat in
-                        for each in chat.messages { message(each) }
+                    try chat(
+                        from: bytes,
+                        handOff: { chat in
+                            for each in chat.messages { message(each) }
+                            count += chat.messages.count
+                            chat.messages.removeAll(keepingCapacity: true)
+                        }))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return (try result.get(), count)
+    }
+
+    /// The chat `text` (format 3) holds without its messages, and how many it has: every
+    /// line read and checked as ``chat(from:)`` reads it, failing where it fails, but no
+    /// message's text made. What a chat shown a message at a time says above its messages,
+    /// before the first of them is decoded.
+    static func summary(of text: String) throws(ChatFormat.Unreadable) -> (chat: Chat, messages: Int) {
+        var text = text
+        var count = 0
+        let result = text.withUTF8 { bytes -> Result<Chat, ChatFormat.Unreadable> in
+            do throws(ChatFormat.Unreadable) {
+                return .success(
+                    try chat(from: bytes, texts: { _ in false }) { chat in
                         count += chat.messages.count
                         chat.messages.removeAll(keepingCapacity: true)
                     })
@@ -181,10 +204,49 @@ enum ChatLines {
         return (try result.get(), count)
     }
 
+    /// The chat `text` (format 3) holds without its messages, and the messages of the lines
+    /// `admits` lets through (it sees each line after the head, as stored), with their
+    /// indexes in the chat, which `message` hears in order. The other lines are read and
+    /// checked as ``summary(of:)`` reads them, their texts never made: a search's pass over
+    /// a long chat decodes only the lines that may hold what it looks for. Throws as
+    /// ``chat(from:)`` does, after `message` heard the messages before the damaged line.
+    static func chat(
+        from text: String, admitting admits: (UnsafeBufferPointer<UInt8>) -> Bool,
+        messages message: (_ index: Int, ChatMessage) -> Void
+    ) throws(ChatFormat.Unreadable) -> Chat {
+        var text = text
+        var count = 0
+        var admitted = false
+        let result = text.withUTF8 { bytes -> Result<Chat, ChatFormat.Unreadable> in
+            do throws(ChatFormat.Unreadable) {
+                return .success(
+                    try chat(
+                        from: bytes,
+                        texts: { line in
+                            admitted = admits(line)
+                            return admitted
+                        }
+                    ) { chat in
+                        for each in chat.messages {
+                            if admitted { message(count, each) }
+                            count += 1
+                        }
+                        chat.messages.removeAll(keepingCapacity: true)
+                    })
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
     /// The chat in `bytes`, read line by line without a copy of them; `handOff`, when
-    /// given, takes the messages out of the chat after each line.
+    /// given, takes the messages out of the chat after each line. A line `texts` turns down
+    /// (it sees the line) has its messages' texts checked and left empty, but for a line read
+    /// while the chat has no title (the question that names it).
     private static func chat(
-        from bytes: UnsafeBufferPointer<UInt8>, handOff: (inout Chat) -> Void = { _ in }
+        from bytes: UnsafeBufferPointer<UInt8>, texts: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in true },
+        handOff: (inout Chat) -> Void = { _ in }
     ) throws(ChatFormat.Unreadable) -> Chat {
         // Only finished lines count: an unfinished last one was never acknowledged.
         let finished = ValueLines.finishedCount(bytes)
@@ -198,7 +260,9 @@ enum ChatLines {
             number += 1
             let end = bytes[start..<finished].firstIndex(of: ValueLines.newline) ?? finished
             do throws(JSONLineReader.Failure) {
-                try event(bytes, start..<end).apply(to: &chat)
+                // A turn names an untitled chat after its question: that one is made whatever `texts` says.
+                let made = texts(UnsafeBufferPointer(rebasing: bytes[start..<end])) || chat.title.isEmpty
+                try event(bytes, start..<end, texts: made).apply(to: &chat)
             } catch {
                 throw ChatFormat.Unreadable(reason: "line \(number) is damaged: \(error.reason)")
             }
@@ -258,9 +322,10 @@ enum ChatLines {
         }
     }
 
-    /// The event one line after the head records.
+    /// The event one line after the head records; without `texts`, with each message's text
+    /// checked and left empty.
     private static func event(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, texts: Bool = true
     ) throws(JSONLineReader.Failure)
         -> ChatEvent
     {
@@ -285,7 +350,7 @@ enum ChatLines {
             } else if key == "time" {
                 time = try Self.time(&member, "time")
             } else if key == "text" {
-                text = try member.string("text")
+                text = try Self.text(&member, "text", making: texts)
             } else if key == "role" {
                 role = try member.string("role")
             } else if key == "model" {
@@ -301,9 +366,9 @@ enum ChatLines {
             } else if key == "engine" {
                 engine = try member.string("engine")
             } else if key == "question" {
-                question = try Self.question(&member)
+                question = try Self.question(&member, texts: texts)
             } else if key == "reply" {
-                reply = try Self.reply(&member)
+                reply = try Self.reply(&member, texts: texts)
             } else if key == "title" {
                 title = try member.string("title")
             } else if key == "system" {
@@ -358,12 +423,14 @@ enum ChatLines {
         var attachments: [Attachment]
     }
 
-    private static func reply(_ reader: inout JSONLineReader) throws(JSONLineReader.Failure) -> Reply {
+    private static func reply(
+        _ reader: inout JSONLineReader, texts: Bool
+    ) throws(JSONLineReader.Failure) -> Reply {
         var reply = Reply(text: "")
         var text: String?
         try reader.nestedObject { (member, key) throws(JSONLineReader.Failure) in
             if key == "text" {
-                text = try member.string("reply.text")
+                text = try Self.text(&member, "reply.text", making: texts)
             } else if key == "model" {
                 reply.model = try optionalString(&member, "reply.model")
             } else if key == "server" {
@@ -381,12 +448,14 @@ enum ChatLines {
         return reply
     }
 
-    private static func question(_ reader: inout JSONLineReader) throws(JSONLineReader.Failure) -> Question {
+    private static func question(
+        _ reader: inout JSONLineReader, texts: Bool
+    ) throws(JSONLineReader.Failure) -> Question {
         var text: String?
         var attachments: [Attachment] = []
         try reader.nestedObject { (member, key) throws(JSONLineReader.Failure) in
             if key == "text" {
-                text = try member.string("question.text")
+                text = try Self.text(&member, "question.text", making: texts)
             } else if key == "attachments" {
                 attachments = try Self.attachments(&member)
             } else {
@@ -457,6 +526,17 @@ enum ChatLines {
             throw JSONLineReader.Failure(reason: "the field \(field) is not an ISO 8601 time")
         }
         return ChatFormat.date(milliseconds: milliseconds)
+    }
+
+    /// A message's text, or, when not `making` it, the empty string once it is checked.
+    private static func text(
+        _ reader: inout JSONLineReader, _ field: StaticString, making: Bool
+    ) throws(JSONLineReader.Failure) -> String {
+        guard making else {
+            try reader.checkString(field)
+            return ""
+        }
+        return try reader.string(field)
     }
 
     private static func optionalString(

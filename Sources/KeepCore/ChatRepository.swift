@@ -112,6 +112,38 @@ public struct ChatRepository: Sendable {
         return try decode(text, id: id).chat
     }
 
+    /// The chat `id` without its messages, and those of its messages that `matches`, with
+    /// their indexes in the chat; `nil` when there is none or when `admits` turns its stored
+    /// text down (as ``read(_:admitting:)``). In format 3 only the lines `lineAdmits` lets
+    /// through (it sees each line after the head, as stored) are decoded and their messages
+    /// offered to `matches`; the others are only checked, so a search of a long chat that
+    /// passes `admits` costs one more pass over its text, not its decoding whole. A line
+    /// `lineAdmits` turns down must hold no message `matches` would take. Throws as
+    /// ``read(_:)`` does, a damaged line anywhere included.
+    package func messages(
+        of id: String, admitting admits: (String) -> Bool,
+        lineAdmitting lineAdmits: (UnsafeBufferPointer<UInt8>) -> Bool, where matches: (ChatMessage) -> Bool
+    ) async throws(ChatError) -> (chat: Chat, messages: [(index: Int, message: ChatMessage)])? {
+        guard let text = try await text(of: id), admits(text) else { return nil }
+        guard ChatLines.headVersion(of: text) == ChatLines.version else {
+            var chat = try decode(text, id: id).chat
+            let messages = chat.messages.enumerated().filter { matches($0.element) }
+            chat.messages = []
+            return (chat, messages.map { (index: $0.offset, message: $0.element) })
+        }
+        var found: [(index: Int, message: ChatMessage)] = []
+        let chat: Chat
+        do {
+            chat = try ChatLines.chat(from: text, admitting: lineAdmits) { index, message in
+                if matches(message) { found.append((index, message)) }
+            }
+        } catch {
+            throw .unreadable(UnreadableChat(id: id, reason: error.reason))
+        }
+        guard chat.id == id else { throw .unreadable(UnreadableChat(id: id, reason: ChatFormat.otherId)) }
+        return (chat, found)
+    }
+
     /// The chat `id` with the format its file is in, which is how its next change is
     /// written; `nil` when there is none. Throws as ``read(_:)`` does.
     public func stored(_ id: String) async throws(ChatError) -> StoredChat? {
@@ -122,7 +154,8 @@ public struct ChatRepository: Sendable {
     /// chat as its whole file leaves it (title, time, engine) with its messages left out, and
     /// how many messages it has; then `message` hears each of them in order. Only the stored
     /// text is held meanwhile, never the chat's messages together: a format 3 file is read
-    /// through twice (once for the head, once for the messages). Answers `false`, calling
+    /// through twice, once checked whole for the head (no message's text made) and once for
+    /// the messages, the first heard as soon as its line is decoded. Answers `false`, calling
     /// neither, when there is no chat `id`; throws as ``read(_:)`` does, before `head` hears
     /// anything.
     public func stream(
@@ -140,7 +173,7 @@ public struct ChatRepository: Sendable {
         }
         let summary: (chat: Chat, messages: Int)
         do {
-            summary = try ChatLines.chat(from: text, messages: { _ in })
+            summary = try ChatLines.summary(of: text)
         } catch {
             throw .unreadable(UnreadableChat(id: id, reason: error.reason))
         }

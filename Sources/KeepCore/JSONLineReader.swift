@@ -75,6 +75,14 @@ struct JSONLineReader: ~Copyable {
         return try readString()
     }
 
+    /// A string value checked as ``string(_:)`` checks it, and not made: the same failures,
+    /// no string.
+    mutating func checkString(_ field: StaticString) throws(Failure) {
+        skipSpace()
+        guard peek() == UInt8(ascii: "\"") else { throw wrongType(field, "a string") }
+        _ = try readString(making: false)
+    }
+
     /// A whole number that fits an `Int`.
     mutating func integer(_ field: StaticString) throws(Failure) -> Int {
         skipSpace()
@@ -176,12 +184,21 @@ struct JSONLineReader: ~Copyable {
 
     /// The string starting at the opening quote under the index, escapes decoded.
     private mutating func readString() throws(Failure) -> String {
+        // Never `nil` when made.
+        try readString(making: true) ?? ""
+    }
+
+    /// The string starting at the opening quote under the index, checked as ``readString()``
+    /// checks it (the same failures, at the same strings) and made only when `making`: a
+    /// reader that needs to know only that a line reads pays for no string it does not keep.
+    private mutating func readString(making: Bool) throws(Failure) -> String? {
         index += 1
         let start = index
         while index < end {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                let text =
+                    making ? String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) : nil
                 index += 1
                 return text
             }
@@ -196,59 +213,68 @@ struct JSONLineReader: ~Copyable {
             close += bytes[close] == UInt8(ascii: "\\") ? 2 : 1
         }
         guard close < end else { throw Failure(reason: "a string is not closed") }
+        guard making else {
+            _ = try unescape(from: start, to: close, into: nil)
+            index = close + 1
+            return nil
+        }
         var failure: Failure?
         let text = String(unsafeUninitializedCapacity: close - start) { out in
-            // The bytes before the first escape, then each run of plain bytes copied whole
-            // and each escape decoded.
-            var count = index - start
-            out.baseAddress?.update(from: bytes.baseAddress! + start, count: count)
-            while index < close {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "\\") {
-                    index += 1
-                    let escape = bytes[index]
-                    index += 1
-                    let decoded: UInt8
-                    switch escape {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded = escape
-                    case UInt8(ascii: "n"): decoded = 0x0a
-                    case UInt8(ascii: "t"): decoded = 0x09
-                    case UInt8(ascii: "r"): decoded = 0x0d
-                    case UInt8(ascii: "b"): decoded = 0x08
-                    case UInt8(ascii: "f"): decoded = 0x0c
-                    case UInt8(ascii: "u"):
-                        do throws(Failure) {
-                            for unit in try readUnicodeEscape() {
-                                out[count] = unit
-                                count += 1
-                            }
-                        } catch {
-                            failure = error
-                            return 0
-                        }
-                        continue
-                    default:
-                        failure = Failure(reason: "a string holds an unknown escape")
-                        return 0
-                    }
-                    out[count] = decoded
-                    count += 1
-                    continue
-                }
-                guard byte >= 0x20 else {
-                    failure = Failure(reason: "a string holds a control character")
-                    return 0
-                }
-                let run = index
-                while index < close, bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 { index += 1 }
-                (out.baseAddress! + count).update(from: bytes.baseAddress! + run, count: index - run)
-                count += index - run
+            do throws(Failure) {
+                return try unescape(from: start, to: close, into: out.baseAddress)
+            } catch {
+                failure = error
+                return 0
             }
-            return count
         }
         if let failure { throw failure }
         index = close + 1
         return text
+    }
+
+    /// Decodes the string from `start` to its closing quote at `close` (the index at its first
+    /// escape) into `out`, which has room for `close - start` bytes, and answers how many it
+    /// wrote; with no `out` only checks it. The bytes before the first escape, then each run
+    /// of plain bytes copied whole and each escape decoded.
+    private mutating func unescape(
+        from start: Int, to close: Int, into out: UnsafeMutablePointer<UInt8>?
+    ) throws(Failure) -> Int {
+        var count = index - start
+        out?.update(from: bytes.baseAddress! + start, count: count)
+        while index < close {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\\") {
+                index += 1
+                let escape = bytes[index]
+                index += 1
+                let decoded: UInt8
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded = escape
+                case UInt8(ascii: "n"): decoded = 0x0a
+                case UInt8(ascii: "t"): decoded = 0x09
+                case UInt8(ascii: "r"): decoded = 0x0d
+                case UInt8(ascii: "b"): decoded = 0x08
+                case UInt8(ascii: "f"): decoded = 0x0c
+                case UInt8(ascii: "u"):
+                    for unit in try readUnicodeEscape() {
+                        out?[count] = unit
+                        count += 1
+                    }
+                    continue
+                default:
+                    throw Failure(reason: "a string holds an unknown escape")
+                }
+                out?[count] = decoded
+                count += 1
+                continue
+            }
+            guard byte >= 0x20 else { throw Failure(reason: "a string holds a control character") }
+            let run = index
+            while index < close, bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 { index += 1 }
+            out.map { ($0 + count).update(from: bytes.baseAddress! + run, count: index - run) }
+            count += index - run
+        }
+        return count
     }
 
     /// The UTF-8 of a `\uXXXX` escape (the index after the `u`), a surrogate pair joined.
@@ -293,7 +319,7 @@ struct JSONLineReader: ~Copyable {
         skipSpace()
         guard let byte = peek() else { throw Failure(reason: "a value is missing") }
         switch byte {
-        case UInt8(ascii: "\""): _ = try readString()
+        case UInt8(ascii: "\""): _ = try readString(making: false)
         case UInt8(ascii: "{"):
             try readObject { (reader, _) throws(Failure) in try reader.skipValue(depth: depth + 1) }
         case UInt8(ascii: "["):

@@ -90,9 +90,21 @@ public struct FileStore: StampedStorage {
     /// Creates nothing.
     public func read(_ key: StorageKey) async throws(StorageError) -> String? {
         let path = try self.path(key, "read")
-        let bytes: [UInt8]
+        let text: String?
         do throws(StorageError) {
-            bytes = try calls.readFile(path)
+            // Read straight into the string, checked where it lies: the value is held once.
+            text = try calls.readText(path) { bytes in
+                if String.isValidUTF8(bytes) { return bytes.count }
+                // A power cut in the middle of an append can leave half a character in the
+                // value's unfinished last line (a sector of it written, the next one zeros).
+                // That line is no line (see `ValueLines`): the value is its finished lines,
+                // when they are text.
+                let finished = ValueLines.finishedCount(bytes)
+                guard finished > 0, String.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[..<finished])) else {
+                    return nil
+                }
+                return finished
+            }
         } catch let error where error.errno == ENOENT {
             return nil  // no file, or no namespace directory yet: never written
         } catch let error where error.errno == ELOOP {
@@ -102,15 +114,10 @@ public struct FileStore: StampedStorage {
                 code: .corrupt, operation: "read", path: path, errno: ELOOP,
                 reason: "it is a symbolic link, which keep never follows")
         }
-        if let value = String(checkedUTF8: bytes) { return value }
-        // A power cut in the middle of an append can leave half a character in the value's
-        // unfinished last line (a sector of it written, the next one zeros). That line is
-        // no line (see `ValueLines`): the value is its finished lines, when they are text.
-        let finished = bytes.withUnsafeBufferPointer { ValueLines.finishedCount($0) }
-        guard finished > 0, let value = String(checkedUTF8: Array(bytes[..<finished])) else {
+        guard let text else {
             throw StorageError(code: .corrupt, operation: "read", path: path, reason: "the file is not valid UTF-8")
         }
-        return value
+        return text
     }
 
     /// Replaces the key's file durably: a temp file written and flushed, renamed over the

@@ -63,6 +63,15 @@ package protocol FileSystemCalls: Sendable {
     /// else at that name (a directory, a device, a pipe) is ``StorageError/Code/corrupt``.
     func readFile(_ path: String) throws(StorageError) -> [UInt8]
 
+    /// The whole content of the regular file at `path` as ``readFile(_:)`` reads it, made
+    /// into a string in place: `text` sees the bytes read and answers how many of the first
+    /// of them are the string (they must be valid UTF-8), or `nil` for none (then so is the
+    /// answer). The live disk reads into the string's own storage, so a value is held once,
+    /// never as bytes and then again as text.
+    func readText(
+        _ path: String, _ text: (UnsafeBufferPointer<UInt8>) -> Int?
+    ) throws(StorageError) -> String?
+
     // MARK: Appending
 
     /// Opens the existing file at `path` for reading and appending: every write lands at the
@@ -91,6 +100,22 @@ package protocol FileSystemCalls: Sendable {
     /// What the name `name` in `directory` is, a symbolic link described and never followed
     /// (`fstatat` with `AT_SYMLINK_NOFOLLOW`); `ENOENT` when there is no such name.
     func status(of name: String, in directory: OpenFile) throws(StorageError) -> FileStatus
+}
+
+// MARK: - Text
+
+extension FileSystemCalls {
+    /// ``readFile(_:)``'s bytes, and the string `text` makes of them, copied: the way of a
+    /// seam that holds its files in memory (a recorder over another seam, a simulated disk).
+    package func readText(
+        _ path: String, _ text: (UnsafeBufferPointer<UInt8>) -> Int?
+    ) throws(StorageError) -> String? {
+        let bytes = try readFile(path)
+        return bytes.withUnsafeBufferPointer { bytes -> String? in
+            guard let count = text(bytes), count >= 0, count <= bytes.count else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<count]), as: UTF8.self)
+        }
+    }
 }
 
 /// What a file or a name is, as `fstat` and `fstatat` tell it: the parts the file adapters

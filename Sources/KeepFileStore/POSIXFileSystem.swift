@@ -138,21 +138,13 @@ package struct POSIXFileSystem: FileSystemCalls {
     }
 
     package func readFile(_ path: String) throws(StorageError) -> [UInt8] {
-        let file = try open(path)
+        let (file, size) = try openValue(path)
         defer { _ = systemClose(file.descriptor) }  // read-only: closing cannot lose anything
-        var status = stat()
-        _ = try retried("fstat", path) { fstat(file.descriptor, &status) }
-        // Only a regular file holds a value; a directory or a device at a key's name does not.
-        guard status.st_mode & S_IFMT == S_IFREG else {
-            throw StorageError(code: .corrupt, operation: "read", path: path, reason: "not a regular file")
-        }
-        // Checked on the descriptor it is read through: see `Ownership`.
-        if let refusal = Ownership.refusal(path, Self.status(status)) { throw refusal }
         var content: [UInt8] = []
-        content.reserveCapacity(Int(status.st_size))
+        content.reserveCapacity(size)
         // Sized to the file and one byte more, so a whole value usually takes one read and
         // the end of file the next; a file that grew meanwhile is read on to its end.
-        var chunk = [UInt8](repeating: 0, count: min(max(Int(status.st_size) + 1, 4096), 16 << 20))
+        var chunk = [UInt8](repeating: 0, count: min(max(size + 1, 4096), 16 << 20))
         while true {
             let count = chunk.withUnsafeMutableBytes { systemRead(file.descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
@@ -163,6 +155,85 @@ package struct POSIXFileSystem: FileSystemCalls {
                 throw .system("read", path: path, errno: errno)
             }
         }
+    }
+
+    package func readText(
+        _ path: String, _ text: (UnsafeBufferPointer<UInt8>) -> Int?
+    ) throws(StorageError) -> String? {
+        let (file, size) = try openValue(path)
+        defer { _ = systemClose(file.descriptor) }  // read-only: closing cannot lose anything
+        var failure: StorageError?
+        var grown = false
+        var accepted = true
+        // The file's bytes read straight into the string's storage, sized to the file: the
+        // value is held once. The stdlib checks them again as it makes the string, which
+        // costs a pass, never a copy, since `text` has refused what is not UTF-8.
+        let string = String(unsafeUninitializedCapacity: size) { buffer -> Int in
+            var filled = 0
+            while filled < size, let base = buffer.baseAddress {
+                let count = systemRead(file.descriptor, base + filled, size - filled)
+                if count > 0 {
+                    filled += count
+                } else if count == 0 {
+                    break  // the end of a file cut since its size was taken
+                } else if errno != EINTR {
+                    failure = .system("read", path: path, errno: errno)
+                    return 0
+                }
+            }
+            if filled == size {
+                // One byte more tells a file that grew since its size was taken.
+                var extra: UInt8 = 0
+                var count = -1
+                repeat { count = systemRead(file.descriptor, &extra, 1) } while count < 0 && errno == EINTR
+                if count < 0 {
+                    failure = .system("read", path: path, errno: errno)
+                    return 0
+                }
+                if count > 0 {
+                    grown = true
+                    return 0
+                }
+            }
+            guard let kept = text(UnsafeBufferPointer(start: buffer.baseAddress, count: filled)), kept >= 0,
+                kept <= filled
+            else {
+                accepted = false
+                return 0
+            }
+            return kept
+        }
+        if let failure { throw failure }
+        // A file that grew while it was read (another process appending) is read on to its
+        // end, as `readFile` reads it: rare, and worth a copy for the whole value.
+        if grown {
+            let bytes = try readFile(path)
+            return bytes.withUnsafeBufferPointer { bytes -> String? in
+                guard let kept = text(bytes), kept >= 0, kept <= bytes.count else { return nil }
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<kept]), as: UTF8.self)
+            }
+        }
+        return accepted ? string : nil
+    }
+
+    /// The file at `path` opened to read a value, and its size: never through a symlink,
+    /// only a regular file, and only one keep may read (``Ownership``).
+    private func openValue(_ path: String) throws(StorageError) -> (file: OpenFile, size: Int) {
+        let file = try open(path)
+        var status = stat()
+        do throws(StorageError) {
+            _ = try retried("fstat", path) { fstat(file.descriptor, &status) }
+            // Only a regular file holds a value; a directory or a device at a key's name does not.
+            guard status.st_mode & S_IFMT == S_IFREG else {
+                throw StorageError(code: .corrupt, operation: "read", path: path, reason: "not a regular file")
+            }
+            // Checked on the descriptor it is read through: see `Ownership`.
+            if let refusal = Ownership.refusal(path, Self.status(status)) { throw refusal }
+        } catch {
+            _ = systemClose(file.descriptor)  // read-only: closing cannot lose anything
+            throw error
+        }
+        return (file, Int(status.st_size))
     }
 
     package func openForAppending(_ path: String) throws(StorageError) -> OpenFile {

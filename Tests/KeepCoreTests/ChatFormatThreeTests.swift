@@ -77,6 +77,65 @@ struct ChatFormatThreeTests {
         }
     }
 
+    @Test(
+        "a search decodes only the lines it lets through, finds there what a whole read does, and still sees damage")
+    func aSearchDecodesOnlyTheLinesItAdmits() async throws {
+        let storage = MemoryStorage()
+        let repository = ChatRepository(storage: storage)
+        let session = try await ChatSession.start(repository: repository)
+        for turn in 0..<40 {
+            _ = try await session.recordTurn(
+                question: "question \(turn) \(turn % 3 == 0 ? "needle" : "hay")",
+                answer: "answer \(turn) \(turn % 5 == 0 ? "needle" : "straw") \"ü\"\n", engine: "echo")
+        }
+        let id = await session.id
+        let whole = try #require(try await repository.read(id))
+        var bare = whole
+        bare.messages = []
+        var generator = SeededGenerator(seed: 25)
+        for _ in 0..<30 {
+            // Each turn is one line of two messages, offered only when its line is let through
+            // (the first, which names the chat, is decoded for its title whatever the pass says).
+            let admitted = Set((0..<40).filter { _ in Bool.random(using: &generator) })
+            var line = 0
+            let found = try #require(
+                try await repository.messages(
+                    of: id, admitting: { _ in true },
+                    lineAdmitting: { _ in
+                        defer { line += 1 }
+                        return admitted.contains(line)
+                    }, where: { $0.text.contains("needle") }))
+            #expect(line == 40, "every line after the head is offered once")
+            #expect(found.chat == bare)
+            let expected = whole.messages.enumerated().filter { index, message in
+                admitted.contains(index / 2) && message.text.contains("needle")
+            }
+            #expect(found.messages.map(\.index) == expected.map(\.offset))
+            #expect(found.messages.map(\.message) == expected.map(\.element))
+        }
+        let turnedDown = try await repository.messages(
+            of: id, admitting: { _ in false }, lineAdmitting: { _ in true }, where: { _ in true })
+        #expect(turnedDown == nil, "a chat whose stored text is turned down is not read")
+
+        // A control character inside a text no pass decodes is still damage.
+        let key = StorageKey(.chats, id)
+        let text = try #require(try await storage.read(key))
+        try await storage.write(key, text.replacingOccurrences(of: "answer 7 ", with: "answer 7\u{1}"))
+        await #expect(throws: ChatError.self) {
+            _ = try await repository.messages(
+                of: id, admitting: { _ in true }, lineAdmitting: { _ in false }, where: { _ in true })
+        }
+
+        // An older format is read whole, and searched the same way.
+        let older = ChatRepository(
+            storage: MemoryStorage([StorageKey(.chats, Self.fixtureId): try Self.fixture("chat-format-2.json")]))
+        let oldFound = try #require(
+            try await older.messages(
+                of: Self.fixtureId, admitting: { _ in true }, lineAdmitting: { _ in false },
+                where: { $0.text.contains("second") }))
+        #expect(oldFound.messages.map(\.index) == [1, 2, 3])
+    }
+
     @Test("the format 3 fixture a build wrote reads as the chat it was, and this build writes it byte for byte")
     func theFormatThreeFixtureReads() async throws {
         let text = try Self.fixture("chat-format-3.jsonl")

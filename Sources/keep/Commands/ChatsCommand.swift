@@ -169,15 +169,28 @@ enum ChatsCommand {
             ? AnswerPrinter.Mode.choose(
                 outputIsTerminal: true, noColor: console.noColor, raw: false, width: console.columns) : nil
         let shown: Bool
+        // The messages' text, written out a chunk at a time rather than a write a message.
+        var pending: [UInt8] = []
+        pending.reserveCapacity(Self.showChunk)
         do {
+            defer { if !pending.isEmpty { console.out(pending) } }
             shown = try await chats.stream(
                 id, head: { chat, count in showHead(chat, messages: count, console) },
                 message: { message in
                     if let mode {
-                        console.out(Transcript.text(of: CollectionOfOne(message), mode: mode, note: origin(of:)))
+                        pending += Transcript.text(of: CollectionOfOne(message), mode: mode, note: origin(of:)).utf8
                     } else {
-                        console.show(message.role == .user ? "\n> \(quoted(message.text))\n" : "\(message.text)\n")
-                        if let origin = origin(of: message) { console.show("  (\(origin))\n") }
+                        pending +=
+                            TerminalText.neutralised(
+                                message.role == .user ? "\n> \(quoted(message.text))\n" : "\(message.text)\n"
+                            ).utf8
+                        if let origin = origin(of: message) {
+                            pending += TerminalText.neutralised("  (\(origin))\n").utf8
+                        }
+                    }
+                    if pending.count >= Self.showChunk {
+                        console.out(pending)
+                        pending.removeAll(keepingCapacity: true)
                     }
                 })
         } catch {
@@ -506,8 +519,28 @@ enum ChatsCommand {
             + "\(padded(parts.tm_hour, 2)):\(padded(parts.tm_min, 2))"
     }
 
-    /// A question shown after `> `, its later lines indented to match.
+    /// How much of a shown chat is written at once: 64 KiB.
+    static let showChunk = 64 << 10
+
+    /// A question shown after `> `, its later lines indented to match: two spaces after each
+    /// newline, byte by byte (a chat's every question passes through here when it is shown).
     static func quoted(_ text: String) -> String {
-        text.replacingOccurrences(of: "\n", with: "\n  ")
+        let newline = UInt8(ascii: "\n")
+        let utf8 = text.utf8
+        let breaks = utf8.reduce(0) { $0 + ($1 == newline ? 1 : 0) }
+        guard breaks > 0 else { return text }
+        return String(unsafeUninitializedCapacity: utf8.count + 2 * breaks) { out in
+            var count = 0
+            for byte in utf8 {
+                out[count] = byte
+                count += 1
+                if byte == newline {
+                    out[count] = UInt8(ascii: " ")
+                    out[count + 1] = UInt8(ascii: " ")
+                    count += 2
+                }
+            }
+            return count
+        }
     }
 }
