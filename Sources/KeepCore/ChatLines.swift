@@ -157,63 +157,18 @@ enum ChatLines {
         return try result.get()
     }
 
-    /// The chat `text` (format 3) holds without its messages, which `message` hears one at
-    /// a time, in order, as their lines are read, and how many there were: a chat of any
-    /// length is shown while only its text is held, never its messages together. Throws as
-    /// ``chat(from:)`` does, at the first damaged line (after the messages before it).
+    /// The chat `text` (format 3) holds without its messages, and how many it has. The
+    /// messages of the lines `admits` lets through (it sees each line after the head, as
+    /// stored; every line unless told) are made and heard by `message` one at a time, in
+    /// order, with their indexes in the chat; the other lines are read and checked, their
+    /// texts never made. A chat of any length is shown, summed up or searched while only its
+    /// text is held, never its messages together, and a search's pass over a long chat
+    /// decodes only the lines that may hold what it looks for. Throws as ``chat(from:)``
+    /// does, at the first damaged line (after `message` heard the messages before it).
     static func chat(
-        from text: String, messages message: (ChatMessage) -> Void
-    ) throws(ChatFormat.Unreadable) -> (chat: Chat, messages: Int) {
-        var text = text
-        var count = 0
-        let result = text.withUTF8 { bytes -> Result<Chat, ChatFormat.Unreadable> in
-            do throws(ChatFormat.Unreadable) {
-                return .success(
-                    try chat(
-                        from: bytes,
-                        handOff: { chat in
-                            for each in chat.messages { message(each) }
-                            count += chat.messages.count
-                            chat.messages.removeAll(keepingCapacity: true)
-                        }))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return (try result.get(), count)
-    }
-
-    /// The chat `text` (format 3) holds without its messages, and how many it has: every
-    /// line read and checked as ``chat(from:)`` reads it, failing where it fails, but no
-    /// message's text made. What a chat shown a message at a time says above its messages,
-    /// before the first of them is decoded.
-    static func summary(of text: String) throws(ChatFormat.Unreadable) -> (chat: Chat, messages: Int) {
-        var text = text
-        var count = 0
-        let result = text.withUTF8 { bytes -> Result<Chat, ChatFormat.Unreadable> in
-            do throws(ChatFormat.Unreadable) {
-                return .success(
-                    try chat(from: bytes, texts: { _ in false }) { chat in
-                        count += chat.messages.count
-                        chat.messages.removeAll(keepingCapacity: true)
-                    })
-            } catch {
-                return .failure(error)
-            }
-        }
-        return (try result.get(), count)
-    }
-
-    /// The chat `text` (format 3) holds without its messages, and the messages of the lines
-    /// `admits` lets through (it sees each line after the head, as stored), with their
-    /// indexes in the chat, which `message` hears in order. The other lines are read and
-    /// checked as ``summary(of:)`` reads them, their texts never made: a search's pass over
-    /// a long chat decodes only the lines that may hold what it looks for. Throws as
-    /// ``chat(from:)`` does, after `message` heard the messages before the damaged line.
-    static func chat(
-        from text: String, admitting admits: (UnsafeBufferPointer<UInt8>) -> Bool,
+        from text: String, admitting admits: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in true },
         messages message: (_ index: Int, ChatMessage) -> Void
-    ) throws(ChatFormat.Unreadable) -> Chat {
+    ) throws(ChatFormat.Unreadable) -> (chat: Chat, messages: Int) {
         var text = text
         var count = 0
         var admitted = false
@@ -237,7 +192,7 @@ enum ChatLines {
                 return .failure(error)
             }
         }
-        return try result.get()
+        return (try result.get(), count)
     }
 
     /// The chat in `bytes`, read line by line without a copy of them; `handOff`, when

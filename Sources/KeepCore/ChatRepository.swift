@@ -136,7 +136,7 @@ public struct ChatRepository: Sendable {
         do {
             chat = try ChatLines.chat(from: text, admitting: lineAdmits) { index, message in
                 if matches(message) { found.append((index, message)) }
-            }
+            }.chat
         } catch {
             throw .unreadable(UnreadableChat(id: id, reason: error.reason))
         }
@@ -173,7 +173,7 @@ public struct ChatRepository: Sendable {
         }
         let summary: (chat: Chat, messages: Int)
         do {
-            summary = try ChatLines.summary(of: text)
+            summary = try ChatLines.chat(from: text, admitting: { _ in false }, messages: { _, _ in })
         } catch {
             throw .unreadable(UnreadableChat(id: id, reason: error.reason))
         }
@@ -182,7 +182,7 @@ public struct ChatRepository: Sendable {
         }
         head(summary.chat, summary.messages)
         // The same bytes read the same way again: they cannot fail where they did not.
-        _ = try? ChatLines.chat(from: text, messages: message)
+        _ = try? ChatLines.chat(from: text) { _, each in message(each) }
         return true
     }
 

@@ -110,8 +110,12 @@ extension FileSystemCalls {
     package func readText(
         _ path: String, _ text: (UnsafeBufferPointer<UInt8>) -> Int?
     ) throws(StorageError) -> String? {
-        let bytes = try readFile(path)
-        return bytes.withUnsafeBufferPointer { bytes -> String? in
+        Self.text(of: try readFile(path), text)
+    }
+
+    /// The string `text` makes of `bytes` (see ``readText(_:_:)``), copied out of them.
+    package static func text(of bytes: [UInt8], _ text: (UnsafeBufferPointer<UInt8>) -> Int?) -> String? {
+        bytes.withUnsafeBufferPointer { bytes -> String? in
             guard let count = text(bytes), count >= 0, count <= bytes.count else { return nil }
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<count]), as: UTF8.self)
         }

@@ -206,13 +206,7 @@ package struct POSIXFileSystem: FileSystemCalls {
         if let failure { throw failure }
         // A file that grew while it was read (another process appending) is read on to its
         // end, as `readFile` reads it: rare, and worth a copy for the whole value.
-        if grown {
-            let bytes = try readFile(path)
-            return bytes.withUnsafeBufferPointer { bytes -> String? in
-                guard let kept = text(bytes), kept >= 0, kept <= bytes.count else { return nil }
-                return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<kept]), as: UTF8.self)
-            }
-        }
+        if grown { return Self.text(of: try readFile(path), text) }
         return accepted ? string : nil
     }
 
