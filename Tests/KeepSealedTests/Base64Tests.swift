@@ -121,6 +121,50 @@ struct Base64Tests {
         }
     }
 
+    @Test("the pair decoder answers as the rule does at every length to 200 and in long texts, altered or not")
+    func pairDecoderMatchesTheRule() {
+        var generator = SeededGenerator(seed: 212)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=".utf8)
+        var texts: [[UInt8]] = []
+        for length in 0...200 {
+            // Any length, from the alphabet and `=`: mostly refused, as the rule says.
+            texts.append((0..<length).map { _ in alphabet.randomElement(using: &generator) ?? 0 })
+        }
+        for count in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 47, 48, 49, 148, 149, 150, 65_536, 100_003] {
+            let text = encoded((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            texts.append(text)
+            guard !text.isEmpty else { continue }
+            for _ in 0..<12 {
+                var altered = text
+                let place = Int.random(in: 0..<text.count, using: &generator)
+                altered[place] = UInt8.random(in: 0...255, using: &generator)
+                texts.append(altered)
+                var padded = text
+                padded[place] = UInt8(ascii: "=")
+                texts.append(padded)
+            }
+            // The first and the last character of the pairs decoded eight at a time, of the odd
+            // quantum before the last, and of the last: each place the decoder treats on its own.
+            for place in Set([0, 7, 8, text.count - 8, text.count - 5, text.count - 4, text.count - 1])
+            where place >= 0 && place < text.count {
+                for byte: UInt8 in [0, UInt8(ascii: "="), UInt8(ascii: "-"), 0x80, 0xFF] {
+                    var altered = text
+                    altered[place] = byte
+                    texts.append(altered)
+                }
+            }
+        }
+        var differing: [String] = []
+        for text in texts {
+            let expected = Self.reference(text)
+            if rawDecoded(text) != expected || arrayDecoded(text) != expected {
+                differing.append("\(text.count) characters: \(String(decoding: text.prefix(24), as: UTF8.self))")
+            }
+        }
+        #expect(differing.isEmpty, "\(differing.count) differ: \(differing.prefix(5))")
+        #expect(texts.contains { Self.reference($0) == nil } && texts.contains { Self.reference($0)?.count ?? 0 > 1000 })
+    }
+
     @Test("the decoder answers how many bytes it wrote, and refuses a buffer too small for the text")
     func decoderIntoABuffer() {
         let text = Array("QUJDREVGR0g=".utf8)
