@@ -26,9 +26,12 @@ enum TableRenderer {
         ]
         for verdict in report.targets {
             let word = verdict.met.map { $0 ? "met" : "**missed**" } ?? "not measured"
-            let measured = verdict.measured.map(Format.ratio) ?? "–"
-            out.append(
-                "| \(word) | \(measured) | \(verdict.target) (\(verdict.bound) \(Format.ratio(verdict.limit))) |")
+            // A figure with a unit of its own (peak memory in MB) is shown in it, a ratio as one.
+            let shown = { (value: Double) in
+                verdict.unit.map { "\(Format.significant(value)) \($0)" } ?? Format.ratio(value)
+            }
+            let measured = verdict.measured.map(shown) ?? "–"
+            out.append("| \(word) | \(measured) | \(verdict.target) (\(verdict.bound) \(shown(verdict.limit))) |")
         }
         for scenario in report.scenarios {
             out += ["", "## \(scenario.id.rawValue): \(scenario.summary)", ""]

@@ -12,6 +12,8 @@ struct TargetVerdict: Sendable, Codable {
     let met: Bool?
     /// Where the ratio comes from, or why it was not measured.
     let detail: String
+    /// What `measured` and `limit` count when they are not ratios (`"MB"`); `nil` for a ratio.
+    var unit: String? = nil
 
     /// The verdicts for `report`'s scenarios.
     static func all(for report: BenchReport) -> [TargetVerdict] {
@@ -73,10 +75,10 @@ struct TargetVerdict: Sendable, Codable {
                 comparison: HistoryScenario.firstSearchTitle(40_000), row: HistoryScenario.firstSearch, atMost: 2.0),
             fact(
                 "a cold rebuild's peak memory (keep chats search, 40,000 realistic chats) at most 100 MB", in: report,
-                named: HistoryScenario.coldSearchMemory(40_000), scaled: 1024.0 / 1_000_000, atMost: 100),
+                named: HistoryScenario.coldSearchMemory(40_000), scaled: 1024.0 / 1_000_000, unit: "MB", atMost: 100),
             fact(
                 "a cold listing's peak memory (keep chats --json, 40,000 realistic chats) at most 100 MB", in: report,
-                named: HistoryScenario.coldListMemory(40_000), scaled: 1024.0 / 1_000_000, atMost: 100),
+                named: HistoryScenario.coldListMemory(40_000), scaled: 1024.0 / 1_000_000, unit: "MB", atMost: 100),
             check(
                 "warm keep chats --json over 40,000 realistic chats within 0.5× of cat of every chat file", in: report,
                 comparison: HistoryScenario.listTitle(40_000), row: HistoryScenario.keepList, atMost: 0.5),
@@ -133,17 +135,18 @@ struct TargetVerdict: Sendable, Codable {
 
     /// A verdict on the figure measured once called `name`, times `scaled`.
     private static func fact(
-        _ target: String, in report: BenchReport, named name: String, scaled: Double = 1, atMost limit: Double
+        _ target: String, in report: BenchReport, named name: String, scaled: Double = 1, unit: String? = nil,
+        atMost limit: Double
     ) -> TargetVerdict {
         guard let fact = report.scenarios.lazy.flatMap(\.facts).first(where: { $0.name == name }) else {
             return TargetVerdict(
                 target: target, measured: nil, limit: limit, bound: "at most", met: nil,
-                detail: "not measured in this run (\(name))")
+                detail: "not measured in this run (\(name))", unit: unit)
         }
         let value = fact.value * scaled
         return TargetVerdict(
             target: target, measured: value, limit: limit, bound: "at most", met: value <= limit,
-            detail: "\(name): \(Format.significant(fact.value)) \(fact.unit)")
+            detail: "\(name): \(Format.significant(fact.value)) \(fact.unit)", unit: unit)
     }
 
     /// A verdict on one row against another of the same comparison: the ratio of their

@@ -107,6 +107,9 @@ struct QuickRunTests {
                 "a sealed turn within 1.1× of a plain one, in a chat of 1 turn",
             ])
         #expect(report.targets.contains { $0.target.contains("40,000 realistic chats") && $0.met == nil })
+        // A bound on memory is shown in megabytes, never as a ratio.
+        let table = TableRenderer.render(report)
+        #expect(table.contains("at most 100 MB (at most 100 MB) |") && !table.contains("(at most 100×)"))
     }
 
     @Test("the tables print one Markdown table per comparison, every row with five cells")
