@@ -103,18 +103,10 @@ public struct ChatRepository: Sendable {
         try await decode(id)?.chat
     }
 
-    /// The chat `id`, or `nil` when there is none or when `admits` turns its stored text down:
-    /// `admits` sees the text as the store gives it (opened, when sealed) before it is decoded,
-    /// so a chat it turns down costs its read alone (a search's check of a candidate). Throws
-    /// as ``read(_:)`` does.
-    public func read(_ id: String, admitting admits: (String) -> Bool) async throws(ChatError) -> Chat? {
-        guard let text = try await text(of: id), admits(text) else { return nil }
-        return try decode(text, id: id).chat
-    }
-
     /// The chat `id` without its messages, and those of its messages that `matches`, with
     /// their indexes in the chat; `nil` when there is none or when `admits` turns its stored
-    /// text down (as ``read(_:admitting:)``). In format 3 only the lines `lineAdmits` lets
+    /// text down (`admits` sees the text as the store gives it, opened when sealed, before
+    /// any of it is decoded, so a chat it turns down costs its read alone). In format 3 only the lines `lineAdmits` lets
     /// through (it sees each line after the head, as stored) are decoded and their messages
     /// offered to `matches`; the others are only checked, so a search of a long chat that
     /// passes `admits` costs one more pass over its text, not its decoding whole. A line

@@ -56,6 +56,21 @@ struct ChatsCommandTests {
         #expect(messages.allSatisfy { $0["time"]?.hasSuffix("Z") == true })
     }
 
+    @Test("keep chats show of a chat longer than one 64 KiB write prints every message whole, in order")
+    func showALongChat() async throws {
+        let sandbox = try Sandbox()
+        let long = String(repeating: "abcdefghij", count: 3_000)
+        let id = try await sandbox.ask("first \(long)")
+        let second = try await sandbox.run("ask", "--chat", id, "second \(long)")
+        #expect(second.status == .exited(0), "\(second)")
+        let shown = try await sandbox.run("chats", "show", id)
+        #expect(shown.status == .exited(0))
+        #expect(shown.stdout.utf8.count > 64 << 10)
+        #expect(
+            shown.stdout.hasSuffix(
+                "\n\n> first \(long)\necho: first \(long)\n\n> second \(long)\necho: second \(long)\n"))
+    }
+
     @Test("keep chats rm removes a chat and its draft; an unknown id is an error")
     func removeAChat() async throws {
         let sandbox = try Sandbox()
