@@ -41,12 +41,12 @@ struct StoredTextCheck {
         return stored.withUTF8 { bytes in scan(bytes) }
     }
 
-    /// Whether one line of a stored chat (its bytes, valid UTF-8) may hold a message
-    /// containing the text, as ``mayHold(_:)`` says of the whole; `true` whenever the check
-    /// does not apply.
-    mutating func mayHold(line: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// Whether a stored chat, or one of its lines (its bytes, valid UTF-8), may hold a
+    /// message containing the text, as ``mayHold(_:)`` says of a chat's string; `true`
+    /// whenever the check does not apply.
+    mutating func mayHold(utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         guard applies else { return true }
-        return scan(line)
+        return scan(utf8)
     }
 
     private mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -44,6 +44,10 @@ package actor FirstChatSealing: StampedStorage {
         try await store(key.namespace, deciding: false).read(key)
     }
 
+    package func readUTF8(_ key: StorageKey) async throws(StorageError) -> [UInt8]? {
+        try await store(key.namespace, deciding: false).readUTF8(key)
+    }
+
     package func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         try await store(key.namespace, deciding: true).write(key, value)
     }

@@ -41,6 +41,10 @@ package struct MarkerCheckedStorage: StampedStorage {
         try await inner.read(key)
     }
 
+    package func readUTF8(_ key: StorageKey) async throws(StorageError) -> [UInt8]? {
+        try await inner.readUTF8(key)
+    }
+
     package func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         try await check(key, "write")
         try await inner.write(key, value)

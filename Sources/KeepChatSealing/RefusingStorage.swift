@@ -28,6 +28,11 @@ package struct RefusingStorage: StampedStorage {
         return try await inner.read(key)
     }
 
+    package func readUTF8(_ key: StorageKey) async throws(StorageError) -> [UInt8]? {
+        try check(key.namespace)
+        return try await inner.readUTF8(key)
+    }
+
     package func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         try check(key.namespace)
         try await inner.write(key, value)

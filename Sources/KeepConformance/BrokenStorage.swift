@@ -11,6 +11,8 @@ public actor BrokenStorage: StoragePort {
     private var listing: [Namespace: Set<String>] = [:]
     /// Values by namespace and id; by id alone when namespaces collide.
     private var values: [String: String] = [:]
+    /// With `staleBytes`, the bytes `readUTF8` read first of each key, kept for good.
+    private var bytesCache: [StorageKey: [UInt8]] = [:]
 
     /// An empty store with `flaw`, and otherwise correct.
     public init(_ flaw: StorageFlaw) {
@@ -27,6 +29,16 @@ public actor BrokenStorage: StoragePort {
             throw .system("open", path: "store/\(key.namespace.rawValue)/\(id)", errno: 2)
         }
         return values[slot(key.namespace, id)]
+    }
+
+    /// As the contract asks (the bytes of `read`), except with `staleBytes`: the bytes it
+    /// first read of a key, whatever was written or removed since.
+    public func readUTF8(_ key: StorageKey) throws(StorageError) -> [UInt8]? {
+        guard flaw == .staleBytes else { return try read(key).map { Array($0.utf8) } }
+        if let cached = bytesCache[key] { return cached }
+        let bytes = try read(key).map { Array($0.utf8) }
+        if let bytes { bytesCache[key] = bytes }
+        return bytes
     }
 
     /// As the contract asks, except as the flaw says: an empty value stored as nothing, a
@@ -128,6 +140,9 @@ public enum StorageFlaw: String, CaseIterable, Sendable, CustomStringConvertible
     /// A read-change-write that suspends between its read and its write, so a concurrent
     /// write to another key is lost.
     case lostUpdate = "storage_lost_update"
+    /// `readUTF8` answers from a cache of the bytes it read first, which no write or removal
+    /// empties: the old value's bytes after a new one was written.
+    case staleBytes = "storage_bytes_stale"
 
     /// The name of the one contract case this flaw must fail.
     public var breaks: String {
@@ -141,6 +156,7 @@ public enum StorageFlaw: String, CaseIterable, Sendable, CustomStringConvertible
         case .removeAbsentThrows: StorageContract.removingAnAbsentKeySucceeds.name
         case .clearCrossesNamespaces: StorageContract.clearEmptiesOneNamespaceOnly.name
         case .lostUpdate: StorageContract.concurrentWritesToDistinctKeysAllSurvive.name
+        case .staleBytes: StorageContract.bytesAreTheValuesUTF8.name
         }
     }
 

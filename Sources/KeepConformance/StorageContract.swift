@@ -22,7 +22,7 @@ public enum StorageContract {
         missingIsNil, namespacesNeverCollide, emptyStringIsAValue, concurrentReaderNeverSeesATornValue,
         removingAnAbsentKeySucceeds, clearEmptiesOneNamespaceOnly, idsDifferingOnlyInCaseAreDifferent,
         listIdsIsExactlyTheIdsWritten, aValueReadsBackExactly, anOverwriteReplacesTheWholeValue,
-        aRemovedKeyIsGone, anEmptyIdIsRefused, concurrentWritesToDistinctKeysAllSurvive,
+        aRemovedKeyIsGone, anEmptyIdIsRefused, concurrentWritesToDistinctKeysAllSurvive, bytesAreTheValuesUTF8,
     ]
 
     /// The case named `name`, for tests that pin one rule.
@@ -216,5 +216,27 @@ public enum StorageContract {
         let listed = Set(try await store.listIds(.chats))
         try expect.that(
             listed.isSuperset(of: (0..<count).map { "chat-\($0)" }), "ids listed after \(count) concurrent writes")
+    }
+
+    /// `readUTF8` answers the UTF-8 of what `read` answers, byte for byte: `nil` for a key
+    /// never written, the bytes of line breaks, quotes, a NUL, non-ASCII and a 1 MiB value,
+    /// and, after an overwrite or a removal, the new value's bytes or `nil`, never the old.
+    public static let bytesAreTheValuesUTF8 = Case("a value's bytes read as the UTF-8 of its text") {
+        make, expect in
+        let store = try await make()
+        let key = StorageKey(.cache, "bytes")
+        try await store.write(StorageKey(.cache, "other"), "another value")
+        try expect.equal(try await store.readUTF8(key), nil, "readUTF8 of a key never written")
+        let values = [
+            "first", "line one\nline two\r\n", "nul\u{0}inside", "ünïcödé 🙂 中文",
+            String(repeating: "0123456789abcdef", count: 65_536), "short",
+        ]
+        for (index, value) in values.enumerated() {
+            try await store.write(key, value)
+            try expect.equal(try await store.readUTF8(key), Array(value.utf8), "readUTF8 after write \(index)")
+            try expect.equal(try await store.read(key), value, "read after write \(index)")
+        }
+        try await store.remove(key)
+        try expect.equal(try await store.readUTF8(key), nil, "readUTF8 after the value was removed")
     }
 }

@@ -40,8 +40,8 @@ enum ChatFormat {
 
     /// The chat stored under `id` as `text`, and the format it was in, or why it cannot be
     /// read; a file that names another id is refused.
-    static func stored(from text: String, id: String) throws(Unreadable) -> StoredChat {
-        let stored = try stored(from: text)
+    static func stored(from bytes: UnsafeBufferPointer<UInt8>, id: String) throws(Unreadable) -> StoredChat {
+        let stored = try stored(from: bytes)
         guard stored.chat.id == id else { throw Unreadable(reason: otherId) }
         return stored
     }
@@ -52,15 +52,29 @@ enum ChatFormat {
     /// The chat `text` holds, under whatever id it names, and its format, or why it cannot be
     /// read.
     static func stored(from text: String) throws(Unreadable) -> StoredChat {
-        switch ChatLines.headVersion(of: text) {
+        var text = text
+        let result = text.withUTF8 { bytes -> Result<StoredChat, Unreadable> in
+            do throws(Unreadable) {
+                return .success(try stored(from: bytes))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// The chat `bytes` (a stored chat's UTF-8) hold, as ``stored(from:)-(String)`` reads its
+    /// text.
+    static func stored(from bytes: UnsafeBufferPointer<UInt8>) throws(Unreadable) -> StoredChat {
+        switch ChatLines.headVersion(of: bytes) {
         case nil:
-            let (chat, format) = try ChatObjectFormat.chat(from: text)
+            let (chat, format) = try ChatObjectFormat.chat(from: String(decoding: bytes, as: UTF8.self))
             return StoredChat(chat, format: format)
         case let version? where version == ChatLines.version:
-            return StoredChat(try ChatLines.chat(from: text), format: version)
+            return StoredChat(try ChatLines.chat(from: bytes), format: version)
         case let version? where version < ChatLines.version:
             // A format 1 or 2 chat written on one line: an object, whole.
-            let (chat, format) = try ChatObjectFormat.chat(from: text)
+            let (chat, format) = try ChatObjectFormat.chat(from: String(decoding: bytes, as: UTF8.self))
             return StoredChat(chat, format: format)
         case let version?:
             throw Unreadable(reason: unsupported(version))

@@ -125,39 +125,25 @@ enum ChatLines {
 
     // MARK: - Reading
 
-    /// The `version` of `text`'s first line when that line is a JSON object with a whole
-    /// number there; `nil` when it is not (an object of format 1 or 2 spans many lines).
-    static func headVersion(of text: String) -> Int? {
-        var text = text
-        return text.withUTF8 { bytes -> Int? in
-            let end = bytes.firstIndex(of: ValueLines.newline) ?? bytes.count
-            var reader = JSONLineReader(bytes, 0..<end)
-            var version: Int?
-            do throws(JSONLineReader.Failure) {
-                try reader.object { (member, key) throws(JSONLineReader.Failure) in
-                    if key == "version" { version = try member.integer("version") } else { try member.skip() }
-                }
-            } catch {
-                return nil
+    /// The `version` of the first line of `bytes` (a stored chat's UTF-8) when that line is
+    /// a JSON object with a whole number there; `nil` when it is not (an object of format 1
+    /// or 2 spans many lines).
+    static func headVersion(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        let end = bytes.firstIndex(of: ValueLines.newline) ?? bytes.count
+        var reader = JSONLineReader(bytes, 0..<end)
+        var version: Int?
+        do throws(JSONLineReader.Failure) {
+            try reader.object { (member, key) throws(JSONLineReader.Failure) in
+                if key == "version" { version = try member.integer("version") } else { try member.skip() }
             }
-            return version
+        } catch {
+            return nil
         }
+        return version
     }
 
-    /// The chat `text` (format 3) holds, or why it cannot be read.
-    static func chat(from text: String) throws(ChatFormat.Unreadable) -> Chat {
-        var text = text
-        let result = text.withUTF8 { bytes -> Result<Chat, ChatFormat.Unreadable> in
-            do throws(ChatFormat.Unreadable) {
-                return .success(try chat(from: bytes))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
-    }
-
-    /// The chat `text` (format 3) holds without its messages, and how many it has. The
+    /// The chat `bytes` (a stored chat's UTF-8, format 3) hold without its messages, and how
+    /// many it has. The
     /// messages of the lines `admits` lets through (it sees each line after the head, as
     /// stored; every line unless told) are made and heard by `message` one at a time, in
     /// order, with their indexes in the chat; the other lines are read and checked, their
@@ -166,40 +152,33 @@ enum ChatLines {
     /// decodes only the lines that may hold what it looks for. Throws as ``chat(from:)``
     /// does, at the first damaged line (after `message` heard the messages before it).
     static func chat(
-        from text: String, admitting admits: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in true },
+        from bytes: UnsafeBufferPointer<UInt8>, admitting admits: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in true },
         messages message: (_ index: Int, ChatMessage) -> Void
     ) throws(ChatFormat.Unreadable) -> (chat: Chat, messages: Int) {
-        var text = text
         var count = 0
         var admitted = false
-        let result = text.withUTF8 { bytes -> Result<Chat, ChatFormat.Unreadable> in
-            do throws(ChatFormat.Unreadable) {
-                return .success(
-                    try chat(
-                        from: bytes,
-                        texts: { line in
-                            admitted = admits(line)
-                            return admitted
-                        }
-                    ) { chat in
-                        for each in chat.messages {
-                            if admitted { message(count, each) }
-                            count += 1
-                        }
-                        chat.messages.removeAll(keepingCapacity: true)
-                    })
-            } catch {
-                return .failure(error)
+        let chat = try chat(
+            from: bytes,
+            texts: { line in
+                admitted = admits(line)
+                return admitted
             }
+        ) { chat in
+            for each in chat.messages {
+                if admitted { message(count, each) }
+                count += 1
+            }
+            chat.messages.removeAll(keepingCapacity: true)
         }
-        return (try result.get(), count)
+        return (chat, count)
     }
 
-    /// The chat in `bytes`, read line by line without a copy of them; `handOff`, when
-    /// given, takes the messages out of the chat after each line. A line `texts` turns down
-    /// (it sees the line) has its messages' texts checked and left empty, but for a line read
-    /// while the chat has no title (the question that names it).
-    private static func chat(
+    /// The chat in `bytes` (a stored chat's UTF-8, format 3), read line by line without a
+    /// copy of them, or why it cannot be read; `handOff`, when given, takes the messages out
+    /// of the chat after each line. A line `texts` turns down (it sees the line) has its
+    /// messages' texts checked and left empty, but for a line read while the chat has no
+    /// title (the question that names it).
+    static func chat(
         from bytes: UnsafeBufferPointer<UInt8>, texts: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in true },
         handOff: (inout Chat) -> Void = { _ in }
     ) throws(ChatFormat.Unreadable) -> Chat {

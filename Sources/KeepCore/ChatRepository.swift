@@ -113,27 +113,31 @@ public struct ChatRepository: Sendable {
     /// `lineAdmits` turns down must hold no message `matches` would take. Throws as
     /// ``read(_:)`` does, a damaged line anywhere included.
     package func messages(
-        of id: String, admitting admits: (String) -> Bool,
+        of id: String, admitting admits: (UnsafeBufferPointer<UInt8>) -> Bool,
         lineAdmitting lineAdmits: (UnsafeBufferPointer<UInt8>) -> Bool, where matches: (ChatMessage) -> Bool
     ) async throws(ChatError) -> (chat: Chat, messages: [(index: Int, message: ChatMessage)])? {
-        guard let text = try await text(of: id), admits(text) else { return nil }
-        guard ChatLines.headVersion(of: text) == ChatLines.version else {
-            var chat = try decode(text, id: id).chat
-            let messages = chat.messages.enumerated().filter { matches($0.element) }
-            chat.messages = []
-            return (chat, messages.map { (index: $0.offset, message: $0.element) })
+        guard let stored = try await bytes(of: id) else { return nil }
+        return try stored.withUnsafeBufferPointer {
+            bytes throws(ChatError) -> (chat: Chat, messages: [(index: Int, message: ChatMessage)])? in
+            guard admits(bytes) else { return nil }
+            guard ChatLines.headVersion(of: bytes) == ChatLines.version else {
+                var chat = try decode(bytes, id: id).chat
+                let messages = chat.messages.enumerated().filter { matches($0.element) }
+                chat.messages = []
+                return (chat, messages.map { (index: $0.offset, message: $0.element) })
+            }
+            var found: [(index: Int, message: ChatMessage)] = []
+            let chat: Chat
+            do throws(ChatFormat.Unreadable) {
+                chat = try ChatLines.chat(from: bytes, admitting: lineAdmits) { index, message in
+                    if matches(message) { found.append((index, message)) }
+                }.chat
+            } catch {
+                throw .unreadable(UnreadableChat(id: id, reason: error.reason))
+            }
+            guard chat.id == id else { throw .unreadable(UnreadableChat(id: id, reason: ChatFormat.otherId)) }
+            return (chat, found)
         }
-        var found: [(index: Int, message: ChatMessage)] = []
-        let chat: Chat
-        do {
-            chat = try ChatLines.chat(from: text, admitting: lineAdmits) { index, message in
-                if matches(message) { found.append((index, message)) }
-            }.chat
-        } catch {
-            throw .unreadable(UnreadableChat(id: id, reason: error.reason))
-        }
-        guard chat.id == id else { throw .unreadable(UnreadableChat(id: id, reason: ChatFormat.otherId)) }
-        return (chat, found)
     }
 
     /// The chat `id` with the format its file is in, which is how its next change is
@@ -153,28 +157,30 @@ public struct ChatRepository: Sendable {
     public func stream(
         _ id: String, head: (Chat, _ messages: Int) -> Void, message: (ChatMessage) -> Void
     ) async throws(ChatError) -> Bool {
-        guard let text = try await text(of: id) else { return false }
-        guard ChatLines.headVersion(of: text) == ChatLines.version else {
-            // An older format is one object: read whole, as it always was.
-            var chat = try decode(text, id: id).chat
-            let messages = chat.messages
-            chat.messages = []
-            head(chat, messages.count)
-            messages.forEach(message)
-            return true
+        guard let stored = try await bytes(of: id) else { return false }
+        try stored.withUnsafeBufferPointer { bytes throws(ChatError) in
+            guard ChatLines.headVersion(of: bytes) == ChatLines.version else {
+                // An older format is one object: read whole, as it always was.
+                var chat = try decode(bytes, id: id).chat
+                let messages = chat.messages
+                chat.messages = []
+                head(chat, messages.count)
+                messages.forEach(message)
+                return
+            }
+            let summary: (chat: Chat, messages: Int)
+            do throws(ChatFormat.Unreadable) {
+                summary = try ChatLines.chat(from: bytes, admitting: { _ in false }, messages: { _, _ in })
+            } catch {
+                throw .unreadable(UnreadableChat(id: id, reason: error.reason))
+            }
+            guard summary.chat.id == id else {
+                throw .unreadable(UnreadableChat(id: id, reason: ChatFormat.otherId))
+            }
+            head(summary.chat, summary.messages)
+            // The same bytes read the same way again: they cannot fail where they did not.
+            _ = try? ChatLines.chat(from: bytes) { _, each in message(each) }
         }
-        let summary: (chat: Chat, messages: Int)
-        do {
-            summary = try ChatLines.chat(from: text, admitting: { _ in false }, messages: { _, _ in })
-        } catch {
-            throw .unreadable(UnreadableChat(id: id, reason: error.reason))
-        }
-        guard summary.chat.id == id else {
-            throw .unreadable(UnreadableChat(id: id, reason: ChatFormat.otherId))
-        }
-        head(summary.chat, summary.messages)
-        // The same bytes read the same way again: they cannot fail where they did not.
-        _ = try? ChatLines.chat(from: text) { _, each in message(each) }
         return true
     }
 
@@ -182,14 +188,15 @@ public struct ChatRepository: Sendable {
     /// listing). Bytes that are not text, or text that is not a chat, are this chat's problem
     /// (``ChatError/unreadable(_:)``); anything else is the store's (``ChatError/storage(_:)``).
     private func decode(_ id: String) async throws(ChatError) -> StoredChat? {
-        guard let text = try await text(of: id) else { return nil }
-        return try decode(text, id: id)
+        guard let stored = try await bytes(of: id) else { return nil }
+        return try stored.withUnsafeBufferPointer { bytes throws(ChatError) in try decode(bytes, id: id) }
     }
 
-    /// The stored text of the chat `id`, or `nil` when there is none; errors as ``decode(_:)``'s.
-    private func text(of id: String) async throws(ChatError) -> String? {
+    /// The stored UTF-8 of the chat `id` (no string made of it: it is parsed as bytes), or
+    /// `nil` when there is none; errors as ``decode(_:)``'s.
+    private func bytes(of id: String) async throws(ChatError) -> [UInt8]? {
         do throws(StorageError) {
-            return try await storage.read(key(id))
+            return try await storage.readUTF8(key(id))
         } catch let error where Self.isDamage(error) {
             // Bad bytes, a symbolic link, a directory, a pipe, a file keep may not read: this
             // chat's problem, never the namespace's.
@@ -199,10 +206,10 @@ public struct ChatRepository: Sendable {
         }
     }
 
-    /// The chat `text` holds, stored under `id`.
-    private func decode(_ text: String, id: String) throws(ChatError) -> StoredChat {
-        do {
-            return try ChatFormat.stored(from: text, id: id)
+    /// The chat `bytes` (its stored UTF-8) hold, stored under `id`.
+    private func decode(_ bytes: UnsafeBufferPointer<UInt8>, id: String) throws(ChatError) -> StoredChat {
+        do throws(ChatFormat.Unreadable) {
+            return try ChatFormat.stored(from: bytes, id: id)
         } catch {
             throw .unreadable(UnreadableChat(id: id, reason: error.reason))
         }

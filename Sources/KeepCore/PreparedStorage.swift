@@ -58,6 +58,12 @@ public actor PreparedStorage: StampedStorage {
         return try await target.read(key)
     }
 
+    /// The target's bytes, once the preparation has run.
+    public func readUTF8(_ key: StorageKey) async throws(StorageError) -> [UInt8]? {
+        await ready()
+        return try await target.readUTF8(key)
+    }
+
     /// Writes to the target, once the preparation has run.
     public func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         await ready()

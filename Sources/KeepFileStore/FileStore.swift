@@ -89,22 +89,42 @@ public struct FileStore: StampedStorage {
     /// UTF-8 or not a regular file (a symbolic link is never followed) is `corrupt`.
     /// Creates nothing.
     public func read(_ key: StorageKey) async throws(StorageError) -> String? {
+        // Read straight into the string, checked where it lies: the value is held once.
+        try value(key) { path throws(StorageError) in try calls.readText(path, Self.textCount) }
+    }
+
+    /// The bytes of the value ``read(_:)`` answers, read straight into the array and checked
+    /// there as `read` checks them: no string is made of them.
+    public func readUTF8(_ key: StorageKey) async throws(StorageError) -> [UInt8]? {
+        try value(key) { path throws(StorageError) in
+            var bytes = try calls.readFile(path)
+            guard let count = bytes.withUnsafeBufferPointer(Self.textCount) else { return nil }
+            bytes.removeLast(bytes.count - count)
+            return bytes
+        }
+    }
+
+    /// How many of the first of `bytes` (a file's content) are its value: all of them when
+    /// they are UTF-8. A power cut in the middle of an append can leave half a character in
+    /// the value's unfinished last line (a sector of it written, the next one zeros); that
+    /// line is no line (see `ValueLines`), so the value is its finished lines, when they are
+    /// text. `nil` when they are not.
+    private static func textCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        if String.isValidUTF8(bytes) { return bytes.count }
+        let finished = ValueLines.finishedCount(bytes)
+        guard finished > 0, String.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[..<finished])) else { return nil }
+        return finished
+    }
+
+    /// What `read` (the key's file path) answers, `nil` when there is no file; `read`
+    /// answering `nil` is a file that is not UTF-8. Creates nothing.
+    private func value<Value>(
+        _ key: StorageKey, _ read: (String) throws(StorageError) -> Value?
+    ) throws(StorageError) -> Value? {
         let path = try self.path(key, "read")
-        let text: String?
+        let value: Value?
         do throws(StorageError) {
-            // Read straight into the string, checked where it lies: the value is held once.
-            text = try calls.readText(path) { bytes in
-                if String.isValidUTF8(bytes) { return bytes.count }
-                // A power cut in the middle of an append can leave half a character in the
-                // value's unfinished last line (a sector of it written, the next one zeros).
-                // That line is no line (see `ValueLines`): the value is its finished lines,
-                // when they are text.
-                let finished = ValueLines.finishedCount(bytes)
-                guard finished > 0, String.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[..<finished])) else {
-                    return nil
-                }
-                return finished
-            }
+            value = try read(path)
         } catch let error where error.errno == ENOENT {
             return nil  // no file, or no namespace directory yet: never written
         } catch let error where error.errno == ELOOP {
@@ -114,10 +134,10 @@ public struct FileStore: StampedStorage {
                 code: .corrupt, operation: "read", path: path, errno: ELOOP,
                 reason: "it is a symbolic link, which keep never follows")
         }
-        guard let text else {
+        guard let value else {
             throw StorageError(code: .corrupt, operation: "read", path: path, reason: "the file is not valid UTF-8")
         }
-        return text
+        return value
     }
 
     /// Replaces the key's file durably: a temp file written and flushed, renamed over the

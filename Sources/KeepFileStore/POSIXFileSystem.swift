@@ -140,21 +140,20 @@ package struct POSIXFileSystem: FileSystemCalls {
     package func readFile(_ path: String) throws(StorageError) -> [UInt8] {
         let (file, size) = try openValue(path)
         defer { _ = systemClose(file.descriptor) }  // read-only: closing cannot lose anything
-        var content: [UInt8] = []
-        content.reserveCapacity(size)
-        // Sized to the file and one byte more, so a whole value usually takes one read and
-        // the end of file the next; a file that grew meanwhile is read on to its end.
-        var chunk = [UInt8](repeating: 0, count: min(max(size + 1, 4096), 16 << 20))
-        while true {
-            let count = chunk.withUnsafeMutableBytes { systemRead(file.descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                content.append(contentsOf: chunk[..<count])
-            } else if count == 0 {
-                return content  // end of file
-            } else if errno != EINTR {
-                throw .system("read", path: path, errno: errno)
+        var failure: StorageError?
+        var next: UInt8?
+        // Read straight into the array, sized to the file: one buffer, no copy.
+        let content = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            do throws(StorageError) {
+                (initialized, next) = try Self.fill(buffer, from: file, size: size, path: path)
+            } catch {
+                failure = error
+                initialized = 0
             }
         }
+        if let failure { throw failure }
+        guard let next else { return content }
+        return try Self.readToEnd(file, after: content + [next], path: path)
     }
 
     package func readText(
@@ -169,32 +168,16 @@ package struct POSIXFileSystem: FileSystemCalls {
         // value is held once. The stdlib checks them again as it makes the string, which
         // costs a pass, never a copy, since `text` has refused what is not UTF-8.
         let string = String(unsafeUninitializedCapacity: size) { buffer -> Int in
-            var filled = 0
-            while filled < size, let base = buffer.baseAddress {
-                let count = systemRead(file.descriptor, base + filled, size - filled)
-                if count > 0 {
-                    filled += count
-                } else if count == 0 {
-                    break  // the end of a file cut since its size was taken
-                } else if errno != EINTR {
-                    failure = .system("read", path: path, errno: errno)
-                    return 0
-                }
+            let filled: Int
+            do throws(StorageError) {
+                let read = try Self.fill(buffer, from: file, size: size, path: path)
+                filled = read.filled
+                grown = read.next != nil
+            } catch {
+                failure = error
+                return 0
             }
-            if filled == size {
-                // One byte more tells a file that grew since its size was taken.
-                var extra: UInt8 = 0
-                var count = -1
-                repeat { count = systemRead(file.descriptor, &extra, 1) } while count < 0 && errno == EINTR
-                if count < 0 {
-                    failure = .system("read", path: path, errno: errno)
-                    return 0
-                }
-                if count > 0 {
-                    grown = true
-                    return 0
-                }
-            }
+            guard !grown else { return 0 }
             guard let kept = text(UnsafeBufferPointer(start: buffer.baseAddress, count: filled)), kept >= 0,
                 kept <= filled
             else {
@@ -208,6 +191,48 @@ package struct POSIXFileSystem: FileSystemCalls {
         // end, as `readFile` reads it: rare, and worth a copy for the whole value.
         if grown { return Self.text(of: try readFile(path), text) }
         return accepted ? string : nil
+    }
+
+    /// Reads `file` into `buffer` (room for `size` bytes, the file's size when opened): how
+    /// many bytes it holds (fewer for a file cut since), and, when the file grew past `size`
+    /// meanwhile, the byte after them (`buffer` is full, and the rest is still to read).
+    private static func fill(
+        _ buffer: UnsafeMutableBufferPointer<UInt8>, from file: OpenFile, size: Int, path: String
+    ) throws(StorageError) -> (filled: Int, next: UInt8?) {
+        var filled = 0
+        while filled < size, let base = buffer.baseAddress {
+            let count = systemRead(file.descriptor, base + filled, size - filled)
+            if count > 0 {
+                filled += count
+            } else if count == 0 {
+                return (filled, nil)  // the end of a file cut since its size was taken
+            } else if errno != EINTR {
+                throw .system("read", path: path, errno: errno)
+            }
+        }
+        // One byte more tells a file that grew since its size was taken.
+        var extra: UInt8 = 0
+        var count = -1
+        repeat { count = systemRead(file.descriptor, &extra, 1) } while count < 0 && errno == EINTR
+        if count < 0 { throw .system("read", path: path, errno: errno) }
+        return (filled, count > 0 ? extra : nil)
+    }
+
+    /// `content`, the first bytes of `file`, and the rest of it read on to its end: a file
+    /// that grew while it was read (another process appending).
+    private static func readToEnd(_ file: OpenFile, after content: [UInt8], path: String) throws(StorageError) -> [UInt8] {
+        var content = content
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { systemRead(file.descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                content.append(contentsOf: chunk[..<count])
+            } else if count == 0 {
+                return content  // end of file
+            } else if errno != EINTR {
+                throw .system("read", path: path, errno: errno)
+            }
+        }
     }
 
     /// The file at `path` opened to read a value, and its size: never through a symlink,

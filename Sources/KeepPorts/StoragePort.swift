@@ -5,6 +5,7 @@
 /// and `KeepConformance.StorageContract` checks:
 ///
 /// - `read` of a missing key is `nil`; only a failure to reach the data throws.
+/// - `readUTF8` answers the bytes of what `read` answers.
 /// - `write` is atomic: a concurrent `read` sees the whole old value or the whole new
 ///   one, never a prefix, never a mix.
 /// - An empty string is a value, not an absence.
@@ -20,6 +21,13 @@
 public protocol StoragePort: Sendable {
     /// The value stored under `key`, or `nil` when there is none.
     func read(_ key: StorageKey) async throws(StorageError) -> String?
+
+    /// The UTF-8 of the value `read` answers for `key` (byte for byte, refused where `read`
+    /// refuses), or `nil` when there is none: for a reader that parses the value's bytes
+    /// and would make no string of it whole. An adapter that holds values as bytes answers
+    /// without making the string, which the standard library checks byte by byte once more
+    /// as it makes it; the default reads the string and copies its bytes.
+    func readUTF8(_ key: StorageKey) async throws(StorageError) -> [UInt8]?
 
     /// Stores `value` under `key`, replacing any earlier value atomically.
     func write(_ key: StorageKey, _ value: String) async throws(StorageError)
@@ -60,6 +68,11 @@ public protocol StoragePort: Sendable {
 }
 
 extension StoragePort {
+    /// The bytes of `read`'s string, copied out of it.
+    public func readUTF8(_ key: StorageKey) async throws(StorageError) -> [UInt8]? {
+        try await read(key).map { Array($0.utf8) }
+    }
+
     /// The append of any store: the value read, its unfinished last line cut, the line
     /// added, the whole value written back. Correct for one writer at a time; see the
     /// requirement.

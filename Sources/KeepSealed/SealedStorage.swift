@@ -71,6 +71,14 @@ import Synchronization
             try await reading(key)?.value
         }
 
+        /// The bytes of the value ``read(_:)`` answers: the inner store's bytes, opened straight
+        /// into the array when its namespace is sealed, no string made of them.
+        public func readUTF8(_ key: StorageKey) async throws(StorageError) -> [UInt8]? {
+            guard let stored = try await inner.readUTF8(key) else { return nil }
+            guard sealedNamespaces.contains(key.namespace) else { return stored }
+            return try open(stored, key)
+        }
+
         /// Stores `value`, sealed when its namespace is sealed (its lines in records of up to
         /// ``recordBytes`` bytes of whole lines), replacing any earlier value as atomically as
         /// the inner store's `write` does.
@@ -181,33 +189,49 @@ import Synchronization
         /// `stored` (the inner store's value of `key`, in a sealed namespace), opened.
         private func open(_ stored: String, _ key: StorageKey) throws(StorageError) -> SealedReading {
             var stored = stored
-            let result = stored.withUTF8 { bytes -> Result<SealedReading, StorageError> in
+            let result = stored.withUTF8 { bytes -> Result<SealedReading?, StorageError> in
                 do throws(StorageError) {
-                    return .success(try open(bytes, key))
+                    return .success(
+                        try open(bytes, key) { capacity, fill in
+                            String(unsafeUninitializedCapacity: capacity) { fill(UnsafeMutableRawBufferPointer($0)) }
+                        }.map { SealedReading(value: $0.value, state: $0.state) })
                 } catch {
                     return .failure(error)
                 }
             }
-            let reading = try result.get()
             // Plain all through: the value as it is, unfinished last line and all.
-            return reading.state == .plain ? SealedReading(value: stored, state: .plain) : reading
+            return try result.get() ?? SealedReading(value: stored, state: .plain)
         }
 
-        private func open(
-            _ bytes: UnsafeBufferPointer<UInt8>, _ key: StorageKey
-        ) throws(StorageError)
-            -> SealedReading
-        {
+        /// The bytes of `stored` (the inner store's, in a sealed namespace) opened, as ``open(_:_:)``
+        /// opens its string: straight into the array, no string made.
+        private func open(_ stored: [UInt8], _ key: StorageKey) throws(StorageError) -> [UInt8] {
+            let opened = try stored.withUnsafeBufferPointer { bytes throws(StorageError) in
+                try open(bytes, key) { capacity, fill in
+                    [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+                        count = fill(UnsafeMutableRawBufferPointer(buffer))
+                    }
+                }
+            }
+            return opened?.value ?? stored
+        }
+
+        /// The value `bytes` holds opened into what `make` makes (it is handed the room the
+        /// opened value needs and a fill that writes it there and answers its length), and
+        /// whether it is sealed or partly; `nil` when no line is a record (plain all through).
+        private func open<Value>(
+            _ bytes: UnsafeBufferPointer<UInt8>, _ key: StorageKey,
+            making make: (_ capacity: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Int) -> Value
+        ) throws(StorageError) -> (value: Value, state: SealedReading.State)? {
             // Plain lines come first, if any, up to where the first record starts; each record's
             // place after them is known from its length (see `SealedRecords`).
             var records = SealedRecords(scanning: bytes, sealer: sealer)
-            guard let plainEnd = records.plainEnd else { return SealedReading(value: "", state: .plain) }
+            guard let plainEnd = records.plainEnd else { return nil }
             var outcome = SealedRecords.Outcome()
-            // Opened straight into the string's own storage: no buffer of its own to copy from.
-            // (The string checks its bytes once more as it is made; the records' check, in the
-            // runs, is what refuses a value that is not text, which this one would repair.)
-            let text = String(unsafeUninitializedCapacity: records.capacity) { buffer in
-                let out = UnsafeMutableRawBufferPointer(buffer)
+            // Opened straight into the value's own storage: no buffer of its own to copy from.
+            // (A string checks its bytes once more as it is made; the records' check, in the
+            // runs, is what refuses a value that is not text, which a string would repair.)
+            let value = make(records.capacity) { out in
                 if plainEnd > 0, let base = out.baseAddress, let plain = bytes.baseAddress {
                     base.copyMemory(from: plain, byteCount: plainEnd)
                 }
@@ -224,7 +248,7 @@ import Synchronization
                 throw Self.refused(key, "line \(stray) follows a sealed record but is not one")
             }
             guard !outcome.holdsNonText else { throw Self.refused(key, "what its records hold is not text") }
-            return SealedReading(value: text, state: plainEnd == 0 ? .sealed : .partlySealed)
+            return (value, plainEnd == 0 ? .sealed : .partlySealed)
         }
 
         /// `value` as ``write(_:_:)`` stores it: its lines in runs of whole lines, each run of up

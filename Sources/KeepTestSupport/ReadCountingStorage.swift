@@ -19,6 +19,11 @@ package final class ReadCountingStorage: StampedStorage {
         return try await inner.read(key)
     }
 
+    package func readUTF8(_ key: StorageKey) async throws(StorageError) -> [UInt8]? {
+        if key.namespace == .chats { reads.withLock { $0.append(key.id) } }
+        return try await inner.readUTF8(key)
+    }
+
     package func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         try await inner.write(key, value)
     }

@@ -14,6 +14,8 @@ struct CountingStorage: StampedStorage {
 
     func read(_ key: StorageKey) async throws(StorageError) -> String? { try await inner.read(key) }
 
+    func readUTF8(_ key: StorageKey) async throws(StorageError) -> [UInt8]? { try await inner.readUTF8(key) }
+
     func write(_ key: StorageKey, _ value: String) async throws(StorageError) {
         counter.add(value.utf8.count)
         try await inner.write(key, value)
