@@ -165,7 +165,8 @@ package struct ChatIndex: Sendable {
             // not decoded whole for the few lines that match).
             guard
                 let found = try? await repository.messages(
-                    of: candidate.id, admitting: { check.mayHold(utf8: $0) }, lineAdmitting: { check.mayHold(utf8: $0) },
+                    of: candidate.id, admitting: { check.mayHold(utf8: $0) },
+                    lineAdmitting: { check.mayHold(utf8: $0) },
                     where: { $0.text.range(of: text, options: [.caseInsensitive, .diacriticInsensitive]) != nil })
             else { continue }
             for (index, message) in found.messages {

@@ -220,7 +220,9 @@ package struct POSIXFileSystem: FileSystemCalls {
 
     /// `content`, the first bytes of `file`, and the rest of it read on to its end: a file
     /// that grew while it was read (another process appending).
-    private static func readToEnd(_ file: OpenFile, after content: [UInt8], path: String) throws(StorageError) -> [UInt8] {
+    private static func readToEnd(
+        _ file: OpenFile, after content: [UInt8], path: String
+    ) throws(StorageError) -> [UInt8] {
         var content = content
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
